@@ -1,0 +1,6 @@
+// The generated gRPC contracts, one namespace per proto package.
+export * as health from './gen/grpc/health/v1/health';
+export * as identity from './gen/sandbox/identity/v1/identity';
+export * as oauth from './gen/sandbox/oauth/v1/oauth';
+export * as data from './gen/sandbox/data/v1/data';
+export * as playground from './gen/sandbox/playground/v1/playground';

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/** A configuration problem: the process prints this one line and exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Validates the environment against a service's schema. The first problem found
+ * becomes one line naming the variable, so a misconfigured pod says why it died.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const name = issue.path.join('.') || '(environment)';
+  const raw = typeof issue.path[0] === 'string' ? env[issue.path[0]] : undefined;
+  const got = raw === undefined ? 'it is not set' : `got ${JSON.stringify(raw)}`;
+  throw new ConfigError(`invalid configuration: ${name}: ${issue.message} (${got})`);
+}
+
+/** Common variable types, so every service reads them the same way. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  host: (fallback: string) => z.string().min(1).default(fallback),
+  /** "host:port" of a gRPC peer (or a gRPC target such as dns:///name:port); empty means unset. */
+  optionalAddress: () =>
+    z
+      .string()
+      .regex(/^$|^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$|^[a-z]+:\S+$/, 'must be host:port')
+      .optional(),
+  bool: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** An optional URL: empty means unset, so `FOO=` in a compose file behaves like no FOO. */
+  optionalUrl: (protocols: string[]) =>
+    z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v))
+      .refine((v) => v === undefined || protocols.some((p) => v.startsWith(`${p}://`)), {
+        message: `must be a ${protocols.join(' or ')} URL`,
+      }),
+  milliseconds: (fallback: number) => z.coerce.number().int().min(0).default(fallback),
+  /** A secret key given as at least 32 bytes of base64/base64url or hex. */
+  optionalKey: () =>
+    z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v))
+      .refine((v) => v === undefined || decodeKey(v).length >= 32, { message: 'must be at least 32 bytes, base64 or hex' }),
+};
+
+export function decodeKey(text: string): Buffer {
+  return /^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0 ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64url');
+}

@@ -1,0 +1,59 @@
+import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+
+export { GrpcStatus };
+
+/** Trailer that carries the machine-readable error code across gRPC. */
+export const ERROR_CODE_KEY = 'error-code';
+
+/**
+ * The one error type domain code throws. `status` is what the caller gets over
+ * gRPC (and, through the gateway's one table, the HTTP status); `code` is the
+ * machine-readable reason; `message` is safe to show to the client.
+ */
+export class AppError extends Error {
+  override name = 'AppError';
+  constructor(
+    readonly status: GrpcStatus,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const invalidArgument = (code: string, message: string) => new AppError(GrpcStatus.INVALID_ARGUMENT, code, message);
+export const notFound = (code: string, message: string) => new AppError(GrpcStatus.NOT_FOUND, code, message);
+export const unauthenticated = (code: string, message: string) => new AppError(GrpcStatus.UNAUTHENTICATED, code, message);
+export const permissionDenied = (code: string, message: string) => new AppError(GrpcStatus.PERMISSION_DENIED, code, message);
+export const alreadyExists = (code: string, message: string) => new AppError(GrpcStatus.ALREADY_EXISTS, code, message);
+export const failedPrecondition = (code: string, message: string) => new AppError(GrpcStatus.FAILED_PRECONDITION, code, message);
+export const resourceExhausted = (code: string, message: string) => new AppError(GrpcStatus.RESOURCE_EXHAUSTED, code, message);
+export const unavailable = (code: string, message: string) => new AppError(GrpcStatus.UNAVAILABLE, code, message);
+
+/** Server side: an AppError as a gRPC error with its code in the trailers. */
+export function toServiceError(error: AppError): Partial<ServiceError> {
+  const metadata = new Metadata();
+  metadata.set(ERROR_CODE_KEY, error.code);
+  return { code: error.status, details: error.message, metadata };
+}
+
+/** Client side: a gRPC failure back as an AppError, whatever produced it. */
+export function fromServiceError(error: ServiceError, peer: string): AppError {
+  const code = error.metadata?.get(ERROR_CODE_KEY)[0];
+  if (typeof code === 'string') return new AppError(error.code, code, error.details);
+  switch (error.code) {
+    case GrpcStatus.UNAVAILABLE:
+      return new AppError(GrpcStatus.UNAVAILABLE, 'service_unavailable', `The ${peer} service is unavailable.`);
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return new AppError(GrpcStatus.DEADLINE_EXCEEDED, 'upstream_timeout', `The ${peer} service did not answer in time.`);
+    case GrpcStatus.CANCELLED:
+      return new AppError(GrpcStatus.CANCELLED, 'cancelled', 'The request was cancelled.');
+    case GrpcStatus.UNIMPLEMENTED:
+      return new AppError(GrpcStatus.UNIMPLEMENTED, 'not_implemented', `The ${peer} service does not offer this yet.`);
+    case GrpcStatus.NOT_FOUND:
+      return new AppError(GrpcStatus.NOT_FOUND, 'not_found', error.details);
+    default:
+      // Whatever it was, the caller learns nothing about our internals.
+      return new AppError(GrpcStatus.INTERNAL, 'internal', 'An internal error occurred.');
+  }
+}

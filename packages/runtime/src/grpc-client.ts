@@ -1,0 +1,85 @@
+import {
+  credentials,
+  Metadata,
+  type CallOptions,
+  type ChannelOptions,
+  type Client,
+  type ClientUnaryCall,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { fromServiceError } from './errors';
+import { REQUEST_ID_KEY } from './grpc-server';
+
+export interface CallOptionsLite {
+  /** Overrides the adapter's default deadline. */
+  deadlineMs?: number;
+  requestId?: string;
+  /** Cancels the call, e.g. when the HTTP client went away. */
+  signal?: AbortSignal;
+}
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** The generated client, as promise-returning methods with a deadline each. */
+export type PromiseClient<C> = {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- matches any request/response pair
+  [K in keyof C as C[K] extends UnaryMethod<any, any> ? K : never]: C[K] extends UnaryMethod<infer Req, infer Res>
+    ? (request: Req, options?: CallOptionsLite) => Promise<Res>
+    : never;
+} & { close(): void; readonly peer: string };
+
+type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ChannelOptions) => C;
+
+/**
+ * Reconnect quickly after a peer restarts (the default backoff grows to two
+ * minutes), and spread calls over every address a headless Service resolves to.
+ */
+const CHANNEL_OPTIONS: ChannelOptions = {
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1000,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+};
+
+/**
+ * The one way a process talks to another service: every call has a deadline,
+ * carries the request id, and fails as an AppError.
+ */
+export function promiseClient<C extends Client>(
+  Ctor: ClientConstructor<C>,
+  definition: ServiceDefinition,
+  address: string,
+  peer: string,
+  defaultDeadlineMs: number,
+): PromiseClient<C> {
+  const target = /^[a-z]+:/.test(address) ? address : `dns:///${address}`;
+  const client = new Ctor(target, credentials.createInsecure(), CHANNEL_OPTIONS);
+  const adapter: Record<string, unknown> = {
+    peer,
+    close: () => client.close(),
+  };
+  for (const name of Object.keys(definition)) {
+    const method = (client as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
+    if (definition[name].responseStream) continue;
+    adapter[name] = (request: unknown, options: CallOptionsLite = {}) =>
+      new Promise((resolve, reject) => {
+        const metadata = new Metadata();
+        if (options.requestId) metadata.set(REQUEST_ID_KEY, options.requestId);
+        const deadline = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);
+        const call = method.call(client, request, metadata, { deadline }, (error, response) => {
+          options.signal?.removeEventListener('abort', cancel);
+          if (error) reject(fromServiceError(error, peer));
+          else resolve(response);
+        });
+        const cancel = () => call.cancel();
+        options.signal?.addEventListener('abort', cancel, { once: true });
+      });
+  }
+  return adapter as PromiseClient<C>;
+}

@@ -1,0 +1,36 @@
+import { ConfigError } from './config';
+
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/**
+ * Process entry for every service: boot, then stop cleanly on SIGTERM/SIGINT.
+ * A configuration error prints its one line and exits 1; any other boot
+ * failure prints a short line (not a stack) and exits 1.
+ */
+export function runProcess(name: string, boot: () => Promise<Stoppable>): void {
+  boot().then(
+    (running) => {
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        running.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            console.error(`${name}: error while stopping on ${signal}: ${(error as Error).message}`);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    },
+    (error: unknown) => {
+      const message = error instanceof ConfigError ? error.message : `failed to start: ${(error as Error).message}`;
+      console.error(`${name}: ${message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,29 @@
+import { Metadata, type ServiceError } from '@grpc/grpc-js';
+import { AppError, ERROR_CODE_KEY, fromServiceError, GrpcStatus, notFound, toServiceError } from '@sandbox/runtime';
+
+function serviceError(code: GrpcStatus, details: string, errorCode?: string): ServiceError {
+  const metadata = new Metadata();
+  if (errorCode) metadata.set(ERROR_CODE_KEY, errorCode);
+  return Object.assign(new Error(details), { code, details, metadata });
+}
+
+describe('errors across gRPC', () => {
+  it('when a domain error crosses the wire, then status, code and message survive', () => {
+    const sent = toServiceError(notFound('unknown_pack', 'There is no pack "x".'));
+    const received = fromServiceError(serviceError(sent.code!, sent.details!, sent.metadata!.get(ERROR_CODE_KEY)[0] as string), 'data');
+    expect(received).toBeInstanceOf(AppError);
+    expect(received).toMatchObject({ status: GrpcStatus.NOT_FOUND, code: 'unknown_pack', message: 'There is no pack "x".' });
+  });
+
+  it('when a peer is unreachable, then the error names the peer and says unavailable', () => {
+    const error = fromServiceError(serviceError(GrpcStatus.UNAVAILABLE, 'connect ECONNREFUSED 127.0.0.1:1'), 'identity');
+    expect(error).toMatchObject({ status: GrpcStatus.UNAVAILABLE, code: 'service_unavailable' });
+    expect(error.message).toBe('The identity service is unavailable.');
+  });
+
+  it('when an unexpected failure has internal details, then none of them reach the caller', () => {
+    const error = fromServiceError(serviceError(GrpcStatus.INTERNAL, 'TypeError at /srv/app/x.js:10'), 'data');
+    expect(error).toMatchObject({ status: GrpcStatus.INTERNAL, code: 'internal' });
+    expect(error.message).not.toContain('TypeError');
+  });
+});

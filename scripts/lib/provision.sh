@@ -1,0 +1,81 @@
+# Installs what the integration tests need and a fresh machine of this project's
+# kind lacks: redis-server (Debian package) and FerretDB v1 (a MongoDB-wire
+# server, built with Go; there is no Docker engine and no MongoDB package here).
+# Sourced by scripts/test.sh. Idempotent: already-present tools are reused.
+
+FERRETDB_VERSION=v1.24.2
+TOOLS_DIR="${TOOLS_DIR:-$PWD/.tools}"
+FERRETDB_BIN="$TOOLS_DIR/ferretdb-$FERRETDB_VERSION"
+
+ensure_redis() {
+  command -v redis-server >/dev/null 2>&1 && return 0
+  echo "provision: installing redis-server (Debian package)" >&2
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >&2
+  command -v redis-server >/dev/null 2>&1 || { echo "provision: redis-server could not be installed" >&2; return 1; }
+}
+
+# `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2` fails here: the
+# module proxy refuses the version list it reads for deprecation notices, and a
+# build from the module zip panics at start because build/version/version.txt is
+# generated upstream and not in the zip. So: download exactly that version,
+# write its version.txt, build it.
+ensure_ferretdb() {
+  [ -x "$FERRETDB_BIN" ] && return 0
+  command -v go >/dev/null 2>&1 || { echo "provision: Go is needed to build FerretDB" >&2; return 1; }
+  echo "provision: building FerretDB $FERRETDB_VERSION with $(go version | cut -d' ' -f3)" >&2
+  mkdir -p "$TOOLS_DIR"
+  local src; src=$(mktemp -d)
+  local dir
+  dir=$(cd "$src" && GOFLAGS=-mod=mod go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -n "$dir" ] || { echo "provision: could not download FerretDB $FERRETDB_VERSION" >&2; return 1; }
+  cp -r "$dir/." "$src/ferretdb" && chmod -R u+w "$src/ferretdb"
+  echo "$FERRETDB_VERSION" > "$src/ferretdb/build/version/version.txt"
+  if ! (cd "$src/ferretdb" && go build -o "$FERRETDB_BIN" ./cmd/ferretdb) >&2; then
+    echo "provision: retrying with the Go toolchain FerretDB was released with" >&2
+    (cd "$src/ferretdb" && GOTOOLCHAIN=go1.22.12 go build -o "$FERRETDB_BIN" ./cmd/ferretdb) >&2 || return 1
+  fi
+  rm -rf "$src"
+}
+
+free_port() {
+  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+wait_for_port() { # port seconds
+  local i
+  for ((i = 0; i < $2 * 20; i++)); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+# Starts Redis and FerretDB on free loopback ports in a scratch directory and
+# exports REDIS_URL and MONGO_URL. stop_test_stores undoes it.
+start_test_stores() {
+  ensure_redis && ensure_ferretdb || return 1
+  STORES_DIR=$(mktemp -d)
+  local redis_port mongo_port
+  redis_port=$(free_port); mongo_port=$(free_port)
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$STORES_DIR" \
+    --logfile "$STORES_DIR/redis.log" --daemonize no &
+  REDIS_PID=$!
+  mkdir -p "$STORES_DIR/sqlite"
+  "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$STORES_DIR/sqlite/" --listen-addr="127.0.0.1:$mongo_port" \
+    --state-dir="$STORES_DIR" --telemetry=disable --debug-addr=- --log-level=warn >"$STORES_DIR/ferretdb.log" 2>&1 &
+  FERRETDB_PID=$!
+  wait_for_port "$redis_port" 10 || { echo "provision: redis did not start: $(tail -5 "$STORES_DIR/redis.log")" >&2; return 1; }
+  wait_for_port "$mongo_port" 20 || { echo "provision: ferretdb did not start: $(tail -5 "$STORES_DIR/ferretdb.log")" >&2; return 1; }
+  export REDIS_URL="redis://127.0.0.1:$redis_port"
+  export MONGO_URL="mongodb://127.0.0.1:$mongo_port"
+  echo "provision: redis at $REDIS_URL, ferretdb at $MONGO_URL" >&2
+}
+
+stop_test_stores() {
+  [ -n "${REDIS_PID:-}" ] && kill "$REDIS_PID" 2>/dev/null
+  [ -n "${FERRETDB_PID:-}" ] && kill "$FERRETDB_PID" 2>/dev/null
+  wait 2>/dev/null
+  [ -n "${STORES_DIR:-}" ] && rm -rf "$STORES_DIR"
+  return 0
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The test command (`npm test`): real Redis and a real MongoDB-wire server
+# (provisioned and started here unless MONGO_URL and REDIS_URL are given), a
+# fresh build, type-checked tests, then every jest project. Ends with one line
+# "N passed, N failed". Exits non-zero when anything failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/provision.sh
+
+if [ -z "${MONGO_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
+  start_test_stores
+  trap stop_test_stores EXIT
+fi
+
+npm run build --silent
+npx tsc -p tsconfig.test.json
+
+mkdir -p .test-state
+status=0
+npx jest --ci --maxWorkers=2 --json --outputFile=.test-state/jest-results.json "$@" || status=$?
+node scripts/lib/summarize-jest.js .test-state/jest-results.json
+exit "$status"

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { decodeKey, env, loadConfig } from '@sandbox/runtime';
+
+const schema = z
+  .object({
+    DATA_GRPC_HOST: env.host('127.0.0.1'),
+    DATA_GRPC_PORT: env.port(50053),
+    /**
+     * Signs cursors and page tokens. Every data replica must share it, or a
+     * token issued by one is refused by the next; unset, each process makes
+     * its own (fine for one process, the embedded default).
+     */
+    PAGE_TOKEN_KEY: env.optionalKey(),
+    LOG_LEVEL: env.logLevel(),
+  })
+  .transform((v) => ({
+    host: v.DATA_GRPC_HOST,
+    port: v.DATA_GRPC_PORT,
+    pageTokenKey: v.PAGE_TOKEN_KEY ? decodeKey(v.PAGE_TOKEN_KEY) : undefined,
+    logLevel: v.LOG_LEVEL,
+  }));
+
+export type DataConfig = z.output<typeof schema>;
+export const loadDataConfig = (source: NodeJS.ProcessEnv = process.env): DataConfig => loadConfig(schema, source);
+
+/** The configured key, or a random one for a single embedded process. */
+export const pageTokenKeyOrRandom = (config: DataConfig): Buffer => config.pageTokenKey ?? randomBytes(32);

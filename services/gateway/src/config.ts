@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { env, loadConfig, peerAddress, peerVariables } from '@sandbox/runtime';
+
+const schema = z
+  .object({
+    PORT: env.port(8080),
+    HOST: env.host('0.0.0.0'),
+    /** Both set: the gateway serves HTTPS itself. */
+    TLS_CERT_FILE: z.string().optional(),
+    TLS_KEY_FILE: z.string().optional(),
+    /** Behind a TLS-terminating proxy: honour X-Forwarded-Proto/Host/Prefix. */
+    TRUST_PROXY: env.bool(false),
+    /** Overrides everything else when building absolute URLs, e.g. https://sandbox.example.org/api */
+    PUBLIC_BASE_URL: env.optionalUrl(['http', 'https']),
+    BODY_LIMIT: z
+      .string()
+      .regex(/^\d+(b|kb|mb)$/i, 'must be a size such as 1mb or 512kb')
+      .default('1mb'),
+    GRPC_DEADLINE_MS: env.milliseconds(5000),
+    READINESS_TIMEOUT_MS: env.milliseconds(1000),
+    /** How long a credential check may be answered from memory; keeps rotation visible within 1 s. */
+    CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(500).default(500),
+    SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    LOG_LEVEL: env.logLevel(),
+    ...peerVariables('identity'),
+    ...peerVariables('oauth'),
+    ...peerVariables('data'),
+    ...peerVariables('playground'),
+  })
+  .refine((v) => Boolean(v.TLS_CERT_FILE) === Boolean(v.TLS_KEY_FILE), {
+    message: 'TLS_CERT_FILE and TLS_KEY_FILE must be set together',
+    path: ['TLS_CERT_FILE'],
+  })
+  .transform((v) => ({
+    port: v.PORT,
+    host: v.HOST,
+    tls: v.TLS_CERT_FILE && v.TLS_KEY_FILE ? { certFile: v.TLS_CERT_FILE, keyFile: v.TLS_KEY_FILE } : undefined,
+    trustProxy: v.TRUST_PROXY,
+    publicBaseUrl: v.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    bodyLimit: v.BODY_LIMIT,
+    grpcDeadlineMs: v.GRPC_DEADLINE_MS,
+    readinessTimeoutMs: v.READINESS_TIMEOUT_MS,
+    credentialCacheMs: v.CREDENTIAL_CACHE_MS,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    logLevel: v.LOG_LEVEL,
+    peers: {
+      identity: peerAddress(v, 'identity'),
+      oauth: peerAddress(v, 'oauth'),
+      data: peerAddress(v, 'data'),
+      playground: peerAddress(v, 'playground'),
+    },
+  }));
+
+export type GatewayConfig = z.output<typeof schema>;
+export const loadGatewayConfig = (source: NodeJS.ProcessEnv = process.env): GatewayConfig => loadConfig(schema, source);

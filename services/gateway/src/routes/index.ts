@@ -1,0 +1,10 @@
+import type { GatewayDeps } from '../deps';
+import type { RouteDef } from '../http/route-table';
+import { systemRoutes } from './system-routes';
+
+/** The gateway's whole route table, in registration order. */
+export function buildRoutes(deps: GatewayDeps): RouteDef[] {
+  const table: RouteDef[] = [];
+  table.push(...systemRoutes(deps, () => table));
+  return table;
+}

@@ -1,0 +1,41 @@
+import { TtlCache } from '../../src/auth/ttl-cache';
+
+describe('TtlCache', () => {
+  it('when the same key is asked twice within the TTL, then the loader runs once', async () => {
+    const cache = new TtlCache<number>(1000);
+    let calls = 0;
+    const load = async () => ++calls;
+    expect(await Promise.all([cache.get('a', load), cache.get('a', load)])).toEqual([1, 1]);
+    expect(calls).toBe(1);
+  });
+
+  it('when the TTL has passed, then the loader runs again', async () => {
+    const cache = new TtlCache<number>(30);
+    let calls = 0;
+    await cache.get('a', async () => ++calls);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await cache.get('a', async () => ++calls)).toBe(2);
+  });
+
+  it('when a load fails, then it is not remembered', async () => {
+    const cache = new TtlCache<number>(1000);
+    await expect(cache.get('a', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    await new Promise((r) => setImmediate(r));
+    expect(await cache.get('a', async () => 7)).toBe(7);
+  });
+
+  it('when full, then it stays within its bound', async () => {
+    const cache = new TtlCache<number>(10_000, 3);
+    for (let i = 0; i < 10; i++) await cache.get(String(i), async () => i);
+    expect((cache as unknown as { entries: Map<string, unknown> }).entries.size).toBeLessThanOrEqual(3);
+    expect(await cache.get('9', async () => -1)).toBe(9);
+  });
+
+  it('when the TTL is zero, then nothing is cached', async () => {
+    const cache = new TtlCache<number>(0);
+    let calls = 0;
+    await cache.get('a', async () => ++calls);
+    await cache.get('a', async () => ++calls);
+    expect(calls).toBe(2);
+  });
+});

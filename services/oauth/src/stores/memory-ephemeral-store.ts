@@ -1,0 +1,53 @@
+import type { EphemeralStore } from './ephemeral-store';
+
+/** The embedded default: one process, so a Map is as atomic as Redis. */
+export class MemoryEphemeralStore implements EphemeralStore {
+  private readonly entries = new Map<string, { value: string; expiresAt: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(sweepIntervalMs = 30_000) {
+    // Expired entries are invisible at once; the sweep only returns their memory.
+    this.sweeper = setInterval(() => this.sweep(), sweepIntervalMs);
+    this.sweeper.unref();
+  }
+
+  async put(key: string, value: string, ttlMs: number, options: { onlyIfAbsent?: boolean } = {}): Promise<boolean> {
+    if (options.onlyIfAbsent && this.live(key) !== undefined) return false;
+    this.entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+    return true;
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return this.live(key);
+  }
+
+  async take(key: string): Promise<string | undefined> {
+    const value = this.live(key);
+    this.entries.delete(key);
+    return value;
+  }
+
+  async delete(key: string): Promise<void> {
+    this.entries.delete(key);
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.entries.clear();
+  }
+
+  private live(key: string): string | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt > Date.now()) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+}

@@ -1,0 +1,5 @@
+import { runProcess } from '@sandbox/runtime';
+import { start } from './composition';
+import { loadPlaygroundConfig } from './config';
+
+runProcess('playground', async () => start(loadPlaygroundConfig()));

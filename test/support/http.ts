@@ -1,0 +1,46 @@
+import http from 'node:http';
+import https from 'node:https';
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json<T = any>(): T; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/**
+ * A plain HTTP(S) request with nothing added: exact headers, any method, any
+ * body bytes, and self-signed certificates accepted (for the TLS test).
+ */
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawResponse> {
+  const target = new URL(url);
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(target, { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
+      });
+    });
+    req.on('error', reject);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+/** Polls until the predicate holds, or fails with the last value seen. */
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number, intervalMs = 50): Promise<{ value: T; elapsedMs: number }> {
+  const started = Date.now();
+  let value = await probe();
+  while (!accept(value)) {
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+    value = await probe();
+  }
+  return { value, elapsedMs: Date.now() - started };
+}

@@ -1,0 +1,4 @@
+export * from './ports';
+export * from './stores';
+export * from './system';
+export * from './http';
