@@ -1,10 +1,11 @@
 import type { GatewayDeps } from '../deps';
 import type { RouteDef } from '../http/route-table';
+import { dataRoutes } from './data-routes';
 import { systemRoutes } from './system-routes';
 
 /** The gateway's whole route table, in registration order. */
 export function buildRoutes(deps: GatewayDeps): RouteDef[] {
   const table: RouteDef[] = [];
-  table.push(...systemRoutes(deps, () => table));
+  table.push(...systemRoutes(deps, () => table), ...dataRoutes(deps));
   return table;
 }

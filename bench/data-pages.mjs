@@ -1,0 +1,92 @@
+// Benchmark for issue 4: the data endpoint through the gateway (page 1 and a
+// deep page of the 1,000,000-row entity) against a bare node:http server that
+// returns identical bytes. Targets: gateway >= 50% of bare requests/s, and the
+// deep page <= 1.2x the cost of page 1. Rounds are interleaved and medians
+// quoted, because this machine is noisy.
+//
+//   npm run build && node bench/data-pages.mjs [--rounds 3] [--duration 8]
+import { fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, load, median, ROOT, startSandbox } from './lib.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const rounds = arg('rounds', 3);
+const duration = arg('duration', 8);
+const connections = arg('connections', 16);
+
+const sandbox = await startSandbox();
+try {
+  // A learner's app, registered the way the portal does it.
+  const json = (path, body, token) =>
+    fetch(`${sandbox.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const session = await json('/api/auth/register', { email: `bench-${Date.now()}@example.org`, password: 'bench-password-1' });
+  if (session.status !== 201) throw new Error(`register: ${JSON.stringify(session.body)}`);
+  const app = await json('/api/apps', { name: 'bench' }, session.body.token);
+  if (app.status !== 201) throw new Error(`create app: ${JSON.stringify(app.body)}`);
+  const headers = { 'x-api-key': app.body.apiKey };
+
+  const catalog = await (await fetch(`${sandbox.baseUrl}/playground/data`)).json();
+  const big = catalog.packs.flatMap((p) => p.entities.map((e) => ({ pack: p.name, ...e }))).find((e) => (e.rows ?? e.count ?? e.rowCount) >= 1_000_000);
+  if (!big) throw new Error('no entity with 1,000,000 rows in the catalog');
+  const page1 = `${sandbox.baseUrl}/playground/data/${big.pack}/${big.name}?page=1&page_size=50`;
+  const deep = `${sandbox.baseUrl}/playground/data/${big.pack}/${big.name}?page=20000&page_size=50`;
+
+  const first = await fetch(page1, { headers });
+  if (first.status !== 200) throw new Error(`page 1: ${first.status} ${await first.text()}`);
+  const body = Buffer.from(await first.arrayBuffer());
+  const copied = {};
+  for (const name of ['content-type', 'etag', 'cache-control', 'x-request-id', 'access-control-allow-origin', 'access-control-expose-headers']) {
+    const value = first.headers.get(name);
+    if (value) copied[name] = value;
+  }
+  const barePort = await freePort();
+  const bare = fork(join(ROOT, 'bench/bare-server.mjs'), {
+    env: { PORT: String(barePort), BODY_BASE64: body.toString('base64'), HEADERS_JSON: JSON.stringify(copied) },
+    stdio: 'inherit',
+  });
+  await new Promise((resolve) => bare.once('message', resolve));
+  const bareUrl = `http://127.0.0.1:${barePort}/`;
+
+  const runs = { bare: [], gatewayPage1: [], gatewayDeep: [] };
+  for (let round = 1; round <= rounds; round++) {
+    runs.bare.push(await load(bareUrl, { duration, connections }));
+    runs.gatewayPage1.push(await load(page1, { headers, duration, connections }));
+    runs.gatewayDeep.push(await load(deep, { headers, duration, connections }));
+    console.error(`round ${round}/${rounds}: bare ${runs.bare.at(-1).rps.toFixed(0)} rps, page 1 ${runs.gatewayPage1.at(-1).rps.toFixed(0)} rps, deep ${runs.gatewayDeep.at(-1).rps.toFixed(0)} rps`);
+  }
+  bare.kill();
+
+  const summary = Object.fromEntries(
+    Object.entries(runs).map(([name, list]) => [name, { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) }]),
+  );
+  const gatewayVsBare = summary.gatewayPage1.rps / summary.bare.rps;
+  // Cost per request is 1/rps, so the deep page's relative cost is rps(page 1) / rps(deep).
+  const deepVsPage1 = summary.gatewayPage1.rps / summary.gatewayDeep.rps;
+  const report = {
+    when: new Date().toISOString(),
+    machine: { cores: (await import('node:os')).cpus().length, node: process.version },
+    entity: `${big.pack}/${big.name}`,
+    bodyBytes: body.length,
+    rounds,
+    duration,
+    connections,
+    medians: summary,
+    ratios: { gatewayVsBare, deepVsPage1 },
+    targets: { gatewayVsBare: '>= 0.50', deepVsPage1: '<= 1.20' },
+    pass: gatewayVsBare >= 0.5 && deepVsPage1 <= 1.2,
+  };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, `bench/results/data-pages-${report.when.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
+  console.log(JSON.stringify(report, null, 2));
+  process.exitCode = report.pass ? 0 : 1;
+} finally {
+  await sandbox.stop();
+}

@@ -1,0 +1,62 @@
+// Shared pieces of the benchmarks: boot the real system, run autocannon, summarise.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The sandbox as `npm start` runs it, on free ports; resolves once ready. */
+export async function startSandbox(extraEnv = {}) {
+  const ports = {};
+  for (const name of ['PORT', 'IDENTITY_GRPC_PORT', 'OAUTH_GRPC_PORT', 'DATA_GRPC_PORT', 'PLAYGROUND_GRPC_PORT']) ports[name] = String(await freePort());
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', ...ports, ...extraEnv };
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [join(ROOT, 'packages/launcher/dist/main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('Training Sandbox is ready at')) resolve();
+      if (out.length > 1e6) out = out.slice(-1e5);
+    });
+    child.once('exit', (code) => reject(new Error(`launcher exited with ${code}`)));
+  });
+  const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+  child.stdout.resume();
+  return {
+    baseUrl: `http://127.0.0.1:${ports.PORT}`,
+    readyMs,
+    pids: () => [...out.matchAll(/(\w+)=(\d+)/g)].map((m) => Number(m[2])),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Runs autocannon against one URL and returns the figures we quote. */
+export async function load(url, { headers = {}, connections = 16, duration = 8 } = {}) {
+  const result = await autocannon({ url, headers, connections, duration, pipelining: 1 });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytes: result.throughput.average };
+}
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
