@@ -3,7 +3,13 @@
 // provisions the stores and passes MONGO_URL / REDIS_URL.
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
+  // jest's module loader cannot require() ESM, so ESM-only dependencies (jose 6)
+  // are compiled to CommonJS for tests; at run time Node loads them natively.
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
+    '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     '^@sandbox/(contracts|runtime)$': '<rootDir>/packages/$1/src',
     '^@sandbox/testing$': '<rootDir>/test/support',
@@ -16,6 +22,11 @@ module.exports = {
       ...shared,
       displayName: 'unit',
       testMatch: ['<rootDir>/{packages,services}/*/test/unit/**/*.test.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'deploy',
+      testMatch: ['<rootDir>/deploy/test/**/*.test.ts'],
     },
     {
       ...shared,

@@ -6,12 +6,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/provision.sh
+source scripts/lib/helm.sh
 
 if [ -z "${MONGO_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   start_test_stores
   trap stop_test_stores EXIT
 fi
 
+ensure_helm   # the chart tests render deploy/helm with a real helm
 npm run build --silent
 npx tsc -p tsconfig.test.json
 

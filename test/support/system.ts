@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { freePort } from './ports';
 
@@ -34,6 +35,10 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 
     OAUTH_GRPC_PORT: String(ports.oauth),
     DATA_GRPC_PORT: String(ports.data),
     PLAYGROUND_GRPC_PORT: String(ports.playground),
+    // Required by identity whenever MONGO_URL is set; fresh per system.
+    CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+    SESSION_SIGNING_KEY: randomBytes(32).toString('base64url'),
+    PAGE_TOKEN_KEY: randomBytes(32).toString('base64url'),
     ...extraEnv,
   };
   let output = '';
@@ -46,7 +51,11 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 
   launcher.stderr.on('data', collect);
 
   const ready = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`system not ready within ${timeoutMs} ms:\n${output.slice(-4000)}`)), timeoutMs);
+    const fail = (error: Error) => {
+      launcher.kill('SIGTERM'); // never leave a half-started system behind
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new Error(`system not ready within ${timeoutMs} ms:\n${output.slice(-4000)}`)), timeoutMs);
     const watch = () => {
       const line = /Training Sandbox is ready at (\S+) .*\)/.exec(output);
       if (line) {
@@ -58,7 +67,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 
     launcher.stdout.on('data', watch);
     launcher.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`launcher exited with ${code} before ready:\n${output.slice(-4000)}`));
+      fail(new Error(`launcher exited with ${code} before ready:\n${output.slice(-4000)}`));
     });
   });
   const pids = Object.fromEntries([...ready.matchAll(/(\w+)=(\d+)/g)].map((m) => [m[1], Number(m[2])]));

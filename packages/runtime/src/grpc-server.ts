@@ -76,6 +76,10 @@ export function createGrpcServer(): Server {
   return new Server({
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
     'grpc.keepalive_permit_without_calls': 1,
+    // Clients re-resolve DNS only when a connection ends; ending each one after
+    // a few minutes lets callers find pods added by a scale-up.
+    'grpc.max_connection_age_ms': 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
   });
 }
 

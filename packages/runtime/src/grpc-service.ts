@@ -5,6 +5,13 @@ import { bindGrpcServer, createGrpcServer, shutdownGrpcServer } from './grpc-ser
 import { HealthRegistry, ServingStatus } from './health';
 import type { Logger } from './logger';
 
+/**
+ * Health name for liveness probes: SERVING from bind until shutdown whatever
+ * the stores do, so an outage of MongoDB or Redis makes pods unready ("")
+ * without getting them restarted.
+ */
+export const LIVENESS = 'liveness';
+
 export interface GrpcServiceOptions {
   /** Full proto service name, e.g. "sandbox.data.v1.DataService". */
   protoService: string;
@@ -51,12 +58,13 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     options.dependencyCheckIntervalMs,
   );
 
-  for (const name of [...overallNames, ...dependencies.map((d) => d.name)]) registry.set(name, ServingStatus.NOT_SERVING);
+  for (const name of [...overallNames, LIVENESS, ...dependencies.map((d) => d.name)]) registry.set(name, ServingStatus.NOT_SERVING);
   const server = createGrpcServer();
   server.addService(health.HealthService, registry.implementation());
   server.addService(options.definition, options.implementation);
   const port = await bindGrpcServer(server, options.host, options.port);
   await monitor.start();
+  registry.set(LIVENESS, ServingStatus.SERVING);
   refreshOverall();
   logger.info({ port, dependencies: dependencies.map((d) => d.name) }, 'serving');
 
@@ -67,6 +75,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
       if (stopping) return;
       stopping = true;
       refreshOverall();
+      registry.set(LIVENESS, ServingStatus.NOT_SERVING);
       monitor.stop();
       registry.close();
       await shutdownGrpcServer(server, options.shutdownGraceMs ?? 10_000);

@@ -85,6 +85,8 @@ describe('a service started with startGrpcService', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect((await healthClient.check({ service: 'fakestore' })).status).toBe(ServingStatus.NOT_SERVING);
     expect((await healthClient.check({ service: '' })).status).toBe(ServingStatus.NOT_SERVING);
+    // Liveness is about the process, not its store: no restart for a database outage.
+    expect((await healthClient.check({ service: 'liveness' })).status).toBe(ServingStatus.SERVING);
     storeUp = true;
     await new Promise((r) => setTimeout(r, 200));
     expect((await healthClient.check({ service: '' })).status).toBe(ServingStatus.SERVING);

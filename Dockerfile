@@ -1,0 +1,64 @@
+# syntax=docker/dockerfile:1
+#
+# One image for all five processes; the command picks the service:
+#   docker run --rm training-sandbox node services/identity/dist/main.js
+# (the default command runs the gateway). Runs as UID/GID 10001, needs no
+# writable path (works with a read-only root filesystem), holds no secrets:
+# keys and store URLs come from the environment at run time.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# Every workspace's package.json, for `npm ci` to install against the lockfile
+# before any source is copied (so a source change does not redo the install).
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages/contracts/package.json packages/contracts/
+COPY packages/runtime/package.json packages/runtime/
+COPY packages/launcher/package.json packages/launcher/
+COPY services/identity/package.json services/identity/
+COPY services/oauth/package.json services/oauth/
+COPY services/data/package.json services/data/
+COPY services/playground/package.json services/playground/
+COPY services/gateway/package.json services/gateway/
+
+# All dependencies, then the build (`buf generate` with ts-proto, then tsc -b).
+# --ignore-scripts: no dependency runs install scripts (the test-only native
+# modules would try to compile); the project's own `prepare` (= npm run build)
+# is run explicitly once the sources are in.
+FROM manifests AS build
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY proto/ proto/
+COPY packages/ packages/
+COPY services/ services/
+RUN npm run build
+
+# Production dependencies only; workspace packages are linked, not copied.
+FROM manifests AS prod-deps
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+# npm, npx, corepack and yarn are not needed to run node; fewer tools, fewer CVEs.
+RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \
+  && groupadd --system --gid 10001 sandbox \
+  && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sandbox
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and not writable by the service user: the image cannot be changed from inside.
+COPY --from=prod-deps /app/ ./
+COPY --from=build /app/packages/contracts/dist/ packages/contracts/dist/
+COPY --from=build /app/packages/runtime/dist/ packages/runtime/dist/
+COPY --from=build /app/packages/launcher/dist/ packages/launcher/dist/
+COPY --from=build /app/services/identity/dist/ services/identity/dist/
+COPY --from=build /app/services/oauth/dist/ services/oauth/dist/
+COPY --from=build /app/services/data/dist/ services/data/dist/
+COPY --from=build /app/services/playground/dist/ services/playground/dist/
+COPY --from=build /app/services/gateway/dist/ services/gateway/dist/
+# Used by docker-compose healthchecks (Kubernetes probes need no helper).
+COPY deploy/docker/healthcheck.cjs deploy/docker/healthcheck.cjs
+# Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd.
+USER 10001:10001
+EXPOSE 8080 50051 50052 50053 50054
+CMD ["node", "services/gateway/dist/main.js"]

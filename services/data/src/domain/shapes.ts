@@ -1,0 +1,152 @@
+import type { EntityDefinition, Row, Value } from './entity';
+import { invalidArgument, shown } from './errors';
+
+export const SHAPES = ['flat', 'list-of-lists', 'nested', 'nested-list'] as const;
+export type Shape = (typeof SHAPES)[number];
+export const DEFAULT_SHAPE: Shape = 'flat';
+
+export const SHAPE_DESCRIPTIONS: Record<Shape, string> = {
+  flat: 'The default. An array of plain objects, one per row, one key per field.',
+  'list-of-lists':
+    'An array of arrays. The first is the header (the field names), repeated on every page so each page stands alone; then one array of values per row, in header order.',
+  nested: 'One object per row with related fields grouped into sub-objects, e.g. an employee\'s department: {id, name}. The pack description gives each field\'s place.',
+  'nested-list':
+    'Parents carrying an array of children. An entity with children (e.g. cricket matches) gives one object per row with all its child rows (its innings). ' +
+    'A leaf entity (e.g. stocks candles) gathers the page\'s consecutive rows under their parent row (the ticker); a group cut by the end of a page continues on the next. ' +
+    'Paging always counts the entity\'s own rows, so total and page_size mean the same in every shape.',
+};
+
+export function parseShape(raw: string | undefined): Shape {
+  if (raw === undefined) return DEFAULT_SHAPE;
+  if ((SHAPES as readonly string[]).includes(raw)) return raw as Shape;
+  throw invalidArgument('invalid_parameter', `Unknown shape ${shown(raw)}. Allowed values of shape: ${SHAPES.join(', ')}.`);
+}
+
+export function shapeIndex(shape: Shape): number {
+  return SHAPES.indexOf(shape);
+}
+
+type Member = readonly [as: string, field: string];
+type NestPlanEntry = { readonly kind: 'field'; readonly key: string; readonly field: string } | { readonly kind: 'group'; readonly key: string; readonly members: Member[] };
+
+interface EntityPlans {
+  readonly header: readonly string[];
+  readonly nest: readonly NestPlanEntry[];
+}
+
+// Built once per entity from its field definitions, so the per-row work is plain loops.
+const plans = new WeakMap<EntityDefinition, EntityPlans>();
+
+function plansOf(entity: EntityDefinition): EntityPlans {
+  let plan = plans.get(entity);
+  if (plan) return plan;
+  const nest: NestPlanEntry[] = [];
+  const groups = new Map<string, Member[]>();
+  for (const field of entity.fields) {
+    if (!field.nest) {
+      nest.push({ kind: 'field', key: field.name, field: field.name });
+      continue;
+    }
+    let members = groups.get(field.nest.in);
+    if (!members) {
+      members = [];
+      groups.set(field.nest.in, members);
+      // A group sits where its first field would have been.
+      nest.push({ kind: 'group', key: field.nest.in, members });
+    }
+    members.push([field.nest.as, field.name]);
+  }
+  const keys = nest.map((entry) => entry.key);
+  if (new Set(keys).size !== keys.length) throw new Error(`${entity.pack}/${entity.name}: a nested group collides with a field name`);
+  plan = { header: entity.fields.map((f) => f.name), nest };
+  plans.set(entity, plan);
+  return plan;
+}
+
+export function nestRow(entity: EntityDefinition, row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const entry of plansOf(entity).nest) {
+    if (entry.kind === 'field') {
+      out[entry.key] = row[entry.field];
+    } else {
+      const group: Record<string, Value | undefined> = {};
+      for (const [as, field] of entry.members) group[as] = row[field];
+      out[entry.key] = group;
+    }
+  }
+  return out;
+}
+
+function rowValues(header: readonly string[], row: Row): Value[] {
+  const values = new Array<Value>(header.length);
+  for (let f = 0; f < header.length; f++) values[f] = row[header[f]!]!;
+  return values;
+}
+
+/** The `data` array of a page holding rows [start, start + count) of the entity. */
+export function shapeRows(entity: EntityDefinition, shape: Shape, start: number, count: number): unknown[] {
+  const end = start + count;
+  const data: unknown[] = [];
+  switch (shape) {
+    case 'flat':
+      for (let i = start; i < end; i++) data.push(entity.row(i));
+      return data;
+    case 'list-of-lists': {
+      const { header } = plansOf(entity);
+      data.push(header);
+      for (let i = start; i < end; i++) data.push(rowValues(header, entity.row(i)));
+      return data;
+    }
+    case 'nested':
+      for (let i = start; i < end; i++) data.push(nestRow(entity, entity.row(i)));
+      return data;
+    case 'nested-list':
+      return nestedList(entity, start, end);
+  }
+}
+
+function nestedList(entity: EntityDefinition, start: number, end: number): unknown[] {
+  const data: unknown[] = [];
+  const relation = entity.nestedList;
+  if (relation.kind === 'children') {
+    const child = relation.child();
+    for (let i = start; i < end; i++) {
+      const range = relation.childrenOf(i);
+      const children: Row[] = [];
+      for (let c = range.start; c < range.start + range.count; c++) children.push(child.row(c));
+      data.push({ ...entity.row(i), [relation.key]: children });
+    }
+    return data;
+  }
+  const parent = relation.parent();
+  let current = -1;
+  let members: Row[] = [];
+  for (let i = start; i < end; i++) {
+    const p = relation.parentOf(i);
+    if (p !== current) {
+      current = p;
+      members = [];
+      data.push({ ...parent.row(p), [relation.key]: members });
+    }
+    members.push(entity.row(i));
+  }
+  return data;
+}
+
+/** One line per entity for the pack description: what nested-list does for it. */
+export function describeNestedList(entity: EntityDefinition): string {
+  const relation = entity.nestedList;
+  if (relation.kind === 'children') {
+    return `Each ${entity.name} row with all its ${relation.child().name} rows in the array "${relation.key}".`;
+  }
+  return `The page's ${entity.name} rows grouped under their ${relation.parent().name} row, in the array "${relation.key}"; a group cut by the end of a page continues on the next.`;
+}
+
+/** One line per entity for the pack description: which fields the nested shape groups. */
+export function describeNested(entity: EntityDefinition): string {
+  const groups: string[] = [];
+  for (const entry of plansOf(entity).nest) {
+    if (entry.kind === 'group') groups.push(`${entry.key}: {${entry.members.map(([as]) => as).join(', ')}}`);
+  }
+  return groups.length === 0 ? 'Same as flat: this entity has no grouped fields.' : `Groups ${groups.join('; ')}.`;
+}
