@@ -1,5 +1,7 @@
 // Shared pieces of the benchmarks: boot the real system, run autocannon, summarise.
 import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,23 +25,29 @@ export async function startSandbox(extraEnv = {}) {
   const ports = {};
   for (const name of ['PORT', 'IDENTITY_GRPC_PORT', 'OAUTH_GRPC_PORT', 'DATA_GRPC_PORT', 'PLAYGROUND_GRPC_PORT']) ports[name] = String(await freePort());
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', ...ports, ...extraEnv };
+  // Logs go to a file, as a container runtime collects them: a pipe read by
+  // this (busy) process would block the services' synchronous log writes and
+  // measure the benchmark instead of the sandbox.
+  const logFile = join(mkdtempSync(join(tmpdir(), 'sandbox-bench-')), 'sandbox.log');
+  const fd = openSync(logFile, 'a');
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [join(ROOT, 'packages/launcher/dist/main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'packages/launcher/dist/main.js')], { env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  let exited = false;
+  child.once('exit', () => (exited = true));
   let out = '';
-  await new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('Training Sandbox is ready at')) resolve();
-      if (out.length > 1e6) out = out.slice(-1e5);
-    });
-    child.once('exit', (code) => reject(new Error(`launcher exited with ${code}`)));
-  });
+  while (!out.includes('Training Sandbox is ready at')) {
+    if (exited) throw new Error(`launcher exited before ready; see ${logFile}`);
+    await new Promise((r) => setTimeout(r, 10));
+    out = readFileSync(logFile, 'utf8');
+  }
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
-  child.stdout.resume();
   return {
+    logFile,
+    env,
     baseUrl: `http://127.0.0.1:${ports.PORT}`,
     readyMs,
-    pids: () => [...out.matchAll(/(\w+)=(\d+)/g)].map((m) => Number(m[2])),
+    pids: () => [...out.match(/Training Sandbox is ready at .*/)[0].matchAll(/(\w+)=(\d+)/g)].map((m) => Number(m[2])),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', resolve);

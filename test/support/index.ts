@@ -2,3 +2,4 @@ export * from './ports';
 export * from './stores';
 export * from './system';
 export * from './http';
+export * from './portal';

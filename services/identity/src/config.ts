@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { decodeKey, env, loadConfig } from '@sandbox/runtime';
+
+const seconds = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+const schema = z
+  .object({
+    IDENTITY_GRPC_HOST: env.host('127.0.0.1'),
+    IDENTITY_GRPC_PORT: env.port(50051),
+    /** Unset: users, apps and logs live in memory (the embedded default). */
+    MONGO_URL: env.optionalUrl(['mongodb', 'mongodb+srv']),
+    /** Encrypts API keys at rest and keys their lookup hash. */
+    CREDENTIAL_ENCRYPTION_KEY: env.optionalKey(),
+    /** Signs portal session JWTs (HS256). */
+    SESSION_SIGNING_KEY: env.optionalKey(),
+    /** Lifetime of a portal session, in seconds. */
+    SESSION_TTL: seconds(3600, 60, 7 * 24 * 3600),
+    /** A platform team's own identity provider, trusted for portal sessions. */
+    EXTERNAL_IDP_ISSUER: env.optionalUrl(['https', 'http']),
+    EXTERNAL_IDP_JWKS_URL: env.optionalUrl(['https', 'http']),
+    EXTERNAL_IDP_AUDIENCE: z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v)),
+    REQUEST_LOG_CAP_PER_APP: z.coerce.number().int().min(1).max(100_000).default(1000),
+    /**
+     * How long a verification answer may be reused in this process. The gateway
+     * caches for at most 500 ms too, so a rotation or revocation reaches every
+     * replica within a second; hence the upper bound.
+     */
+    VERIFICATION_CACHE_MS: z.coerce.number().int().min(0).max(500).default(500),
+    LOG_LEVEL: env.logLevel(),
+  })
+  .superRefine((v, ctx) => {
+    // With a database, credentials and sessions outlive the process, so the keys
+    // that protect them must too: a random key would strand every stored API key.
+    if (v.MONGO_URL) {
+      for (const name of ['CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY'] as const) {
+        if (!v[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when MONGO_URL is set' });
+      }
+    }
+    const idp = ['EXTERNAL_IDP_ISSUER', 'EXTERNAL_IDP_JWKS_URL', 'EXTERNAL_IDP_AUDIENCE'] as const;
+    const given = idp.filter((name) => v[name] !== undefined);
+    if (given.length > 0 && given.length < idp.length) {
+      const missing = idp.find((name) => v[name] === undefined)!;
+      ctx.addIssue({ code: 'custom', path: [missing], message: `is required together with ${given.join(', ')}` });
+    }
+  })
+  .transform((v) => ({
+    host: v.IDENTITY_GRPC_HOST,
+    port: v.IDENTITY_GRPC_PORT,
+    mongoUrl: v.MONGO_URL,
+    credentialEncryptionKey: v.CREDENTIAL_ENCRYPTION_KEY === undefined ? undefined : decodeKey(v.CREDENTIAL_ENCRYPTION_KEY),
+    sessionSigningKey: v.SESSION_SIGNING_KEY === undefined ? undefined : decodeKey(v.SESSION_SIGNING_KEY),
+    sessionTtlSeconds: v.SESSION_TTL,
+    externalIdp:
+      v.EXTERNAL_IDP_ISSUER && v.EXTERNAL_IDP_JWKS_URL && v.EXTERNAL_IDP_AUDIENCE
+        ? { issuer: v.EXTERNAL_IDP_ISSUER, jwksUrl: v.EXTERNAL_IDP_JWKS_URL, audience: v.EXTERNAL_IDP_AUDIENCE }
+        : undefined,
+    requestLogCapPerApp: v.REQUEST_LOG_CAP_PER_APP,
+    verificationCacheMs: v.VERIFICATION_CACHE_MS,
+    logLevel: v.LOG_LEVEL,
+  }));
+
+export type IdentityConfig = z.output<typeof schema>;
+export const loadIdentityConfig = (source: NodeJS.ProcessEnv = process.env): IdentityConfig => loadConfig(schema, source);

@@ -1,0 +1,178 @@
+import { failedPrecondition, invalidArgument, notFound, resourceExhausted } from '@sandbox/runtime';
+import type { AppRecord, AppStore, StoredCredentials } from '../stores/app-store';
+import { DuplicateKeyError } from '../stores/errors';
+import type { RequestLogStore } from '../stores/request-log-store';
+import { CredentialCrypto } from './credential-crypto';
+import { hintOf, newAppId, newResourceId, newSecret, SECRET_KINDS, type SecretKind } from './credentials';
+import { LIMITS, PACK_SCOPES } from './limits';
+import { appDescription, appName, appResourceId, redirectUriList, scopeList } from './validation';
+
+/** Plain credential values, present only in the answer that created them. */
+export type IssuedCredentials = Partial<Record<SecretKind, string>>;
+
+export interface CreateAppInput {
+  name: string;
+  description: string;
+  /** Absent: every pack scope. */
+  scopes?: readonly string[];
+  redirectUris: readonly string[];
+}
+
+export interface AppDeps {
+  apps: AppStore;
+  logs: RequestLogStore;
+  crypto: CredentialCrypto;
+  /** Called after every change, so cached credential answers are dropped at once. */
+  onChange: () => void;
+  now?: () => Date;
+}
+
+/** Which credentials to rotate; every one left out (undefined) means "all". */
+export type RotationSelection = Partial<Record<SecretKind, boolean>>;
+
+export function chosenKinds(selection: RotationSelection): SecretKind[] {
+  if (SECRET_KINDS.every((kind) => selection[kind] === undefined)) return [...SECRET_KINDS];
+  const chosen = SECRET_KINDS.filter((kind) => selection[kind] === true);
+  if (chosen.length === 0) {
+    throw invalidArgument('nothing_to_rotate', 'Choose at least one of secret, apiKey and bearer as true, or send none of them to rotate all.');
+  }
+  return chosen;
+}
+
+const appNotFound = () => notFound('app_not_found', 'No app with this id was found.');
+const appRevoked = () => failedPrecondition('app_revoked', 'The app is revoked; it can be viewed or deleted, not changed.');
+// A clash of 256-bit random values means a broken random source, not bad luck;
+// one retry covers the theoretical case, a second failure is a real fault.
+const INSERT_ATTEMPTS = 2;
+
+/** App management on behalf of a verified owner; another owner's app is NOT_FOUND, like an unknown id. */
+export class AppService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: AppDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  list(ownerId: string): Promise<AppRecord[]> {
+    return this.deps.apps.listByOwner(ownerId);
+  }
+
+  async create(ownerId: string, input: CreateAppInput): Promise<{ app: AppRecord; issued: IssuedCredentials }> {
+    const name = appName(input.name);
+    const description = appDescription(input.description);
+    const scopes = input.scopes === undefined ? [...PACK_SCOPES] : scopeList(input.scopes);
+    const redirectUris = redirectUriList(input.redirectUris);
+    if ((await this.deps.apps.countByOwner(ownerId)) >= LIMITS.appsPerOwnerMax) {
+      throw resourceExhausted('too_many_apps', `An account may hold at most ${LIMITS.appsPerOwnerMax} apps; delete one first.`);
+    }
+    for (let attempt = 1; ; attempt++) {
+      const now = this.now();
+      const id = newResourceId();
+      const { credentials, issued } = this.issue(id, SECRET_KINDS, now);
+      const app: AppRecord = {
+        id,
+        ownerId,
+        name,
+        description,
+        appId: newAppId(),
+        redirectUris,
+        scopes,
+        status: 'active',
+        createdAt: now,
+        updatedAt: now,
+        credentials: credentials as StoredCredentials,
+      };
+      try {
+        await this.deps.apps.insert(app);
+        return { app, issued };
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError) || attempt >= INSERT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async get(ownerId: string, id: string): Promise<AppRecord> {
+    const app = await this.deps.apps.findOwned(ownerId, appResourceId(id));
+    if (!app) throw appNotFound();
+    return app;
+  }
+
+  /** Permanently: the app, its credentials and its logs. With revoke: status revoked, every credential refused. */
+  async delete(ownerId: string, id: string, revoke: boolean): Promise<{ outcome: 'deleted' } | { outcome: 'revoked'; app: AppRecord }> {
+    appResourceId(id);
+    if (revoke) {
+      const app =
+        (await this.deps.apps.update(ownerId, id, { status: 'revoked', updatedAt: this.now() }, { onlyIfActive: true })) ??
+        (await this.get(ownerId, id)); // already revoked: the same answer again
+      this.deps.onChange();
+      return { outcome: 'revoked', app };
+    }
+    // The app document holds every credential, so deleting it ends them all in one write.
+    if (!(await this.deps.apps.deleteOwned(ownerId, id))) throw appNotFound();
+    this.deps.onChange();
+    // Logs go second; if this fails, the periodic orphan cleanup finishes the job.
+    await this.deps.logs.deleteForApps([id]);
+    return { outcome: 'deleted' };
+  }
+
+  /** Replaces the chosen credentials; the old values stop working at once. */
+  async rotate(ownerId: string, id: string, selection: RotationSelection): Promise<{ app: AppRecord; issued: IssuedCredentials }> {
+    appResourceId(id);
+    const chosen = chosenKinds(selection);
+    for (let attempt = 1; ; attempt++) {
+      const now = this.now();
+      const { credentials, issued } = this.issue(id, chosen, now);
+      try {
+        const app = await this.changeActive(ownerId, id, { credentials, updatedAt: now });
+        return { app, issued };
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError) || attempt >= INSERT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  regenerateSecret(ownerId: string, id: string): Promise<{ app: AppRecord; issued: IssuedCredentials }> {
+    return this.rotate(ownerId, id, { appSecret: true });
+  }
+
+  async setRedirectUris(ownerId: string, id: string, uris: readonly string[]): Promise<AppRecord> {
+    appResourceId(id);
+    return this.changeActive(ownerId, id, { redirectUris: redirectUriList(uris), updatedAt: this.now() });
+  }
+
+  async setScopes(ownerId: string, id: string, scopes: readonly string[]): Promise<AppRecord> {
+    appResourceId(id);
+    return this.changeActive(ownerId, id, { scopes: scopeList(scopes), updatedAt: this.now() });
+  }
+
+  /** Deletes every app of the owner, with their credentials and logs; how many. */
+  async resetOwner(ownerId: string): Promise<number> {
+    const ids = await this.deps.apps.deleteAllOwned(ownerId);
+    this.deps.onChange();
+    await this.deps.logs.deleteForApps(ids);
+    return ids.length;
+  }
+
+  private async changeActive(ownerId: string, id: string, patch: Parameters<AppStore['update']>[2]): Promise<AppRecord> {
+    const app = await this.deps.apps.update(ownerId, id, patch, { onlyIfActive: true });
+    if (!app) {
+      await this.get(ownerId, id); // NOT_FOUND if it is not there (or not theirs)
+      throw appRevoked();
+    }
+    this.deps.onChange();
+    return app;
+  }
+
+  private issue(id: string, kinds: readonly SecretKind[], now: Date): { credentials: Partial<StoredCredentials>; issued: IssuedCredentials } {
+    const credentials: Partial<StoredCredentials> = {};
+    const issued: IssuedCredentials = {};
+    for (const kind of kinds) {
+      const value = newSecret(kind);
+      issued[kind] = value;
+      const meta = { createdAt: now, hint: hintOf(value) };
+      if (kind === 'apiKey') credentials.apiKey = { ...meta, lookup: this.deps.crypto.lookup(value), sealed: this.deps.crypto.encrypt(value, id) };
+      else credentials[kind] = { ...meta, hash: CredentialCrypto.hash(value) };
+    }
+    return { credentials, issued };
+  }
+}

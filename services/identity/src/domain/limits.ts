@@ -1,0 +1,22 @@
+/** Input limits the spec leaves open; docs/identity.md lists the same numbers. */
+export const LIMITS = {
+  nameMax: 100,
+  descriptionMax: 1000,
+  emailMax: 254,
+  passwordMin: 8,
+  passwordMax: 200,
+  redirectUrisMax: 10,
+  redirectUriMaxLength: 2048,
+  /** A shared training cluster should not let one account fill the database. */
+  appsPerOwnerMax: 100,
+  logPageSizeDefault: 50,
+  logPageSizeMax: 200,
+  /** Entries accepted in one RecordRequests call. */
+  recordBatchMax: 1000,
+  /** Longest token VerifySession will look at; real session JWTs are far shorter. */
+  sessionTokenMax: 8192,
+} as const;
+
+/** The pack scopes, in the spec's order, which is also the order apps store them in. */
+export const PACK_SCOPES = ['fpa:read', 'stocks:read', 'marketing:read', 'hr:read', 'cricket:read'] as const;
+export type PackScope = (typeof PACK_SCOPES)[number];

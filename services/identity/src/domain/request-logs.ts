@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { invalidArgument, notFound } from '@sandbox/runtime';
+import type { AppStore } from '../stores/app-store';
+import type { LogCursor, RequestLogRecord, RequestLogStore } from '../stores/request-log-store';
+import { PATTERN } from './credentials';
+import { LIMITS } from './limits';
+import { appResourceId } from './validation';
+
+/** An entry as the gateway reports it. */
+export interface RequestLogInput {
+  app: string;
+  time: string;
+  method: string;
+  path: string;
+  status: number;
+  authStyle: string;
+  latencyMs: number;
+  requestId: string;
+}
+
+export interface RequestLogPage {
+  entries: RequestLogRecord[];
+  nextPageToken: string;
+  total: number;
+}
+
+const PATH_MAX = 2048;
+const clip = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
+
+// Ids that sort in arrival order within one process, so entries of the same
+// millisecond still list newest first: 12 hex of time, 6 of a counter, 6 random.
+let counter = 0;
+export function newLogId(time: Date): string {
+  counter = (counter + 1) % 0x1000000;
+  const ms = Math.max(0, Math.min(time.getTime(), 0xffffffffffff));
+  return ms.toString(16).padStart(12, '0') + counter.toString(16).padStart(6, '0') + randomBytes(3).toString('hex');
+}
+
+/**
+ * Turns a reported entry into what is stored, or undefined to drop it. Only
+ * the path is kept, never the query string (it may hold api_key=...).
+ */
+export function sanitizeEntry(input: RequestLogInput, now: Date): Omit<RequestLogRecord, 'id'> | undefined {
+  if (!PATTERN.resourceId.test(input.app)) return undefined;
+  const parsed = Date.parse(input.time);
+  // A clock far ahead would pin an entry to the top of the list for ever.
+  const time = Number.isFinite(parsed) && parsed <= now.getTime() + 60_000 ? new Date(parsed) : now;
+  const method = input.method.toUpperCase();
+  const path = clip(input.path.split(/[?#]/, 1)[0] ?? '', PATH_MAX);
+  return {
+    app: input.app,
+    time,
+    method: /^[A-Z]{1,16}$/.test(method) ? method : 'OTHER',
+    path: path.startsWith('/') ? path : `/${path}`,
+    status: Number.isInteger(input.status) && input.status >= 100 && input.status <= 599 ? input.status : 0,
+    authStyle: /^[a-z0-9_-]{1,32}$/.test(input.authStyle) ? input.authStyle : '',
+    latencyMs: Number.isFinite(input.latencyMs) && input.latencyMs >= 0 ? Math.round(input.latencyMs * 1000) / 1000 : 0,
+    requestId: /^[\x21-\x7e]{1,128}$/.test(input.requestId) ? input.requestId : '',
+  };
+}
+
+export function encodePageToken(cursor: LogCursor): string {
+  return Buffer.from(JSON.stringify({ t: cursor.time.getTime(), i: cursor.id })).toString('base64url');
+}
+
+export function decodePageToken(token: string): LogCursor {
+  const bad = () => invalidArgument('invalid_page_token', 'pageToken is not a token this endpoint issued.');
+  if (token.length > 200) throw bad();
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  const { t, i } = (value ?? {}) as { t?: unknown; i?: unknown };
+  if (typeof t !== 'number' || !Number.isSafeInteger(t) || typeof i !== 'string' || !/^[0-9a-f]{24}$/.test(i)) throw bad();
+  return { time: new Date(t), id: i };
+}
+
+/** Per-app request logs: recorded by the gateway, read by the app's owner, bounded per app, deleted with the app. */
+export class RequestLogService {
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly logs: RequestLogStore,
+    private readonly apps: AppStore,
+    private readonly capPerApp: number,
+    now?: () => Date,
+  ) {
+    this.now = now ?? (() => new Date());
+  }
+
+  /** Stores the entries of apps that still exist and trims each app to its cap; how many were kept. */
+  async record(inputs: readonly RequestLogInput[]): Promise<number> {
+    if (inputs.length > LIMITS.recordBatchMax) {
+      throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} entries per call (got ${inputs.length}).`);
+    }
+    const now = this.now();
+    const sanitized = inputs.map((input) => sanitizeEntry(input, now)).filter((entry) => entry !== undefined);
+    const existing = await this.apps.existingIds([...new Set(sanitized.map((entry) => entry.app))]);
+    const records = sanitized.filter((entry) => existing.has(entry.app)).map((entry) => ({ id: newLogId(entry.time), ...entry }));
+    if (records.length === 0) return 0;
+    await this.logs.append(records);
+    for (const app of new Set(records.map((record) => record.app))) await this.logs.trim(app, this.capPerApp);
+    return records.length;
+  }
+
+  async list(ownerId: string, id: string, pageSize: number, pageToken: string): Promise<RequestLogPage> {
+    appResourceId(id);
+    if (!Number.isInteger(pageSize) || pageSize < 0) throw invalidArgument('invalid_page_size', 'page_size must be a positive integer.');
+    const limit = Math.min(pageSize === 0 ? LIMITS.logPageSizeDefault : pageSize, LIMITS.logPageSizeMax);
+    const after = pageToken === '' ? undefined : decodePageToken(pageToken);
+    if (!(await this.apps.findOwned(ownerId, id))) throw notFound('app_not_found', 'No app with this id was found.');
+    const [rows, total] = await Promise.all([this.logs.list(id, limit + 1, after), this.logs.count(id)]);
+    const entries = rows.slice(0, limit);
+    const last = entries[entries.length - 1];
+    return { entries, nextPageToken: rows.length > limit && last ? encodePageToken(last) : '', total };
+  }
+
+  /**
+   * Deletes entries whose app is gone: a batch that arrived while its app was
+   * being deleted, or a deletion whose log clean-up failed half-way.
+   */
+  async removeOrphans(): Promise<number> {
+    const apps = await this.logs.appIds();
+    const existing = await this.apps.existingIds(apps);
+    return this.logs.deleteForApps(apps.filter((app) => !existing.has(app)));
+  }
+}

@@ -1,0 +1,113 @@
+import type { AppRecord, AppStore } from '../stores/app-store';
+import { CredentialCrypto, digestsEqual } from './credential-crypto';
+import { PATTERN } from './credentials';
+import { ShortLivedCache } from './short-lived-cache';
+
+export interface Principal {
+  id: string;
+  appId: string;
+  ownerId: string;
+  scopes: string[];
+}
+
+/** A refusal is an answer, not an error: callers (and their caches) treat both alike. */
+export interface CredentialCheck {
+  ok: boolean;
+  reason: string;
+  principal?: Principal;
+}
+
+export interface AppLookup {
+  found: boolean;
+  active: boolean;
+  principal?: Principal;
+  redirectUris: string[];
+}
+
+export interface SigningKey {
+  found: boolean;
+  active: boolean;
+  principal?: Principal;
+  apiKey: string;
+}
+
+const principalOf = (app: AppRecord): Principal => ({ id: app.id, appId: app.appId, ownerId: app.ownerId, scopes: [...app.scopes] });
+const refuse = (reason: string): CredentialCheck => ({ ok: false, reason });
+const REVOKED = 'The app is revoked; its credentials no longer work.';
+
+/**
+ * The credential checks on the hot path. Apps are cached by the hash of the
+ * credential (never the credential itself) for at most the cache's TTL (500 ms
+ * by default); the app service clears the cache on every change it makes, and
+ * other replicas' caches expire within the TTL.
+ */
+export class CredentialVerifier {
+  private readonly cache: ShortLivedCache<AppRecord | null>;
+
+  constructor(
+    private readonly apps: AppStore,
+    private readonly crypto: CredentialCrypto,
+    cacheTtlMs: number,
+    clock: () => number = Date.now,
+  ) {
+    this.cache = new ShortLivedCache(cacheTtlMs, 10_000, clock);
+  }
+
+  /** Forgets every cached answer; called after any change to an app. */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  async verifyApiKey(apiKey: string): Promise<CredentialCheck> {
+    if (apiKey === '') return refuse('No API key was given.');
+    if (!PATTERN.apiKey.test(apiKey)) return refuse('The API key is not in the expected format (ak_ followed by 43 characters).');
+    const lookup = this.crypto.lookup(apiKey);
+    const app = await this.cache.get(`ak:${lookup}`, async () => (await this.apps.findByApiKeyLookup(lookup)) ?? null);
+    if (!app || !digestsEqual(app.credentials.apiKey.lookup, lookup)) return refuse('The API key is not valid.');
+    return this.answer(app);
+  }
+
+  async verifyBearerToken(token: string): Promise<CredentialCheck> {
+    if (token === '') return refuse('No bearer token was given.');
+    if (!PATTERN.bearerToken.test(token)) return refuse('The bearer token is not an app bearer token (bt_ followed by 43 characters).');
+    const hash = CredentialCrypto.hash(token);
+    const app = await this.cache.get(`bt:${hash}`, async () => (await this.apps.findByBearerHash(hash)) ?? null);
+    if (!app || !digestsEqual(app.credentials.bearerToken.hash, hash)) return refuse('The bearer token is not valid.');
+    return this.answer(app);
+  }
+
+  async verifyBasic(appId: string, appSecret: string): Promise<CredentialCheck> {
+    if (appId === '' || appSecret === '') return refuse('Both the App ID and the App Secret are required.');
+    const invalid = 'The App ID or App Secret is not valid.';
+    if (!PATTERN.appId.test(appId) || !PATTERN.appSecret.test(appSecret)) return refuse(invalid);
+    const app = await this.byAppId(appId);
+    const hash = CredentialCrypto.hash(appSecret);
+    // Compared in constant time even when the App ID is unknown.
+    const matches = digestsEqual(app?.credentials.appSecret.hash ?? CredentialCrypto.hash(''), hash);
+    if (!app || !matches) return refuse(invalid);
+    return this.answer(app);
+  }
+
+  async lookupApp(appId: string): Promise<AppLookup> {
+    const app = PATTERN.appId.test(appId) ? await this.byAppId(appId) : null;
+    if (!app) return { found: false, active: false, redirectUris: [] };
+    return { found: true, active: app.status === 'active', principal: principalOf(app), redirectUris: [...app.redirectUris] };
+  }
+
+  /** The plain API key, for the oauth service's HMAC, Digest and OAuth 1.0a checks; never for a revoked app. */
+  async getSigningKey(appId: string): Promise<SigningKey> {
+    const app = PATTERN.appId.test(appId) ? await this.byAppId(appId) : null;
+    if (!app) return { found: false, active: false, apiKey: '' };
+    if (app.status !== 'active') return { found: true, active: false, principal: principalOf(app), apiKey: '' };
+    return { found: true, active: true, principal: principalOf(app), apiKey: this.crypto.decrypt(app.credentials.apiKey.sealed, app.id) };
+  }
+
+  private byAppId(appId: string): Promise<AppRecord | null> {
+    return this.cache.get(`id:${appId}`, async () => (await this.apps.findByAppId(appId)) ?? null);
+  }
+
+  private answer(app: AppRecord): CredentialCheck {
+    if (app.status !== 'active') return refuse(REVOKED);
+    return { ok: true, reason: '', principal: principalOf(app) };
+  }
+}

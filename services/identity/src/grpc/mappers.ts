@@ -1,0 +1,50 @@
+import { identity } from '@sandbox/contracts';
+import type { AppRecord } from '../stores/app-store';
+import type { UserRecord } from '../stores/user-store';
+import type { IssuedCredentials } from '../domain/apps';
+import type { CredentialCheck } from '../domain/verification';
+import type { RequestLogRecord } from '../stores/request-log-store';
+
+/** The one place an app record becomes a message: metadata only, never a hash or ciphertext. */
+export function toApp(app: AppRecord): identity.App {
+  const { appSecret, apiKey, bearerToken } = app.credentials;
+  const meta = (c: { createdAt: Date; hint: string }) => ({ createdAt: c.createdAt.toISOString(), hint: c.hint });
+  return {
+    id: app.id,
+    ownerId: app.ownerId,
+    name: app.name,
+    description: app.description,
+    appId: app.appId,
+    redirectUris: [...app.redirectUris],
+    scopes: [...app.scopes],
+    status: app.status === 'active' ? identity.AppStatus.APP_STATUS_ACTIVE : identity.AppStatus.APP_STATUS_REVOKED,
+    createdAt: app.createdAt.toISOString(),
+    updatedAt: app.updatedAt.toISOString(),
+    credentials: { appSecret: meta(appSecret), apiKey: meta(apiKey), bearerToken: meta(bearerToken) },
+  };
+}
+
+export function toUser(user: UserRecord): identity.User {
+  return { id: user.id, email: user.email, createdAt: user.createdAt.toISOString(), provider: user.provider };
+}
+
+export function toIssued(issued: IssuedCredentials): identity.IssuedCredentials {
+  return { appSecret: issued.appSecret, apiKey: issued.apiKey, bearerToken: issued.bearerToken };
+}
+
+export function toCheck(check: CredentialCheck): identity.CredentialCheck {
+  return { ok: check.ok, reason: check.reason, principal: check.principal };
+}
+
+export function toLogEntry(entry: RequestLogRecord): identity.RequestLogEntry {
+  return {
+    app: entry.app,
+    time: entry.time.toISOString(),
+    method: entry.method,
+    path: entry.path,
+    status: entry.status,
+    authStyle: entry.authStyle,
+    latencyMs: entry.latencyMs,
+    requestId: entry.requestId,
+  };
+}

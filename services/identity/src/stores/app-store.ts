@@ -1,0 +1,59 @@
+export type AppStatus = 'active' | 'revoked';
+
+export interface CredentialMeta {
+  createdAt: Date;
+  /** The credential's last four characters. */
+  hint: string;
+}
+
+/** Credentials live inside the app document, so every change to them is one atomic write. */
+export interface StoredCredentials {
+  appSecret: CredentialMeta & { hash: string };
+  apiKey: CredentialMeta & { lookup: string; sealed: string };
+  bearerToken: CredentialMeta & { hash: string };
+}
+
+export interface AppRecord {
+  id: string;
+  ownerId: string;
+  name: string;
+  description: string;
+  appId: string;
+  redirectUris: string[];
+  scopes: string[];
+  status: AppStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  credentials: StoredCredentials;
+}
+
+export interface AppPatch {
+  redirectUris?: string[];
+  scopes?: string[];
+  status?: AppStatus;
+  credentials?: Partial<StoredCredentials>;
+  updatedAt: Date;
+}
+
+export interface AppStore {
+  /** Throws DuplicateKeyError if the id, App ID or a credential index clashes. */
+  insert(app: AppRecord): Promise<void>;
+  /** Oldest first. */
+  listByOwner(ownerId: string): Promise<AppRecord[]>;
+  countByOwner(ownerId: string): Promise<number>;
+  /** Only when `ownerId` owns it: another owner's app is as absent as an unknown one. */
+  findOwned(ownerId: string, id: string): Promise<AppRecord | undefined>;
+  findByAppId(appId: string): Promise<AppRecord | undefined>;
+  findByApiKeyLookup(lookup: string): Promise<AppRecord | undefined>;
+  findByBearerHash(hash: string): Promise<AppRecord | undefined>;
+  /**
+   * One atomic write, applied only if the app exists, belongs to the owner and
+   * (with onlyIfActive) is active. The updated app, or undefined if nothing matched.
+   */
+  update(ownerId: string, id: string, patch: AppPatch, options?: { onlyIfActive?: boolean }): Promise<AppRecord | undefined>;
+  deleteOwned(ownerId: string, id: string): Promise<boolean>;
+  /** Deletes every app of the owner; the ids deleted. */
+  deleteAllOwned(ownerId: string): Promise<string[]>;
+  /** Which of these app ids still exist. */
+  existingIds(ids: string[]): Promise<Set<string>>;
+}

@@ -1,0 +1,122 @@
+import { Schema, type Model } from 'mongoose';
+import type { AppPatch, AppRecord, AppStore } from './app-store';
+import { fromDocument, mongoCall, type MongoDatabase } from './mongo-database';
+import { MongoLeaseLock } from './mongo-lock';
+
+type AppDoc = { _id: string } & Omit<AppRecord, 'id'>;
+
+const meta = { createdAt: { type: Date, required: true }, hint: { type: String, required: true } };
+
+const appSchema = new Schema<AppDoc>(
+  {
+    _id: { type: String, required: true },
+    ownerId: { type: String, required: true },
+    name: { type: String, required: true },
+    description: { type: String, default: '' },
+    appId: { type: String, required: true },
+    redirectUris: { type: [String], default: [] },
+    scopes: { type: [String], default: [] },
+    status: { type: String, enum: ['active', 'revoked'], required: true },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    // Embedded, so creating or rotating credentials is a single-document write:
+    // there is never an app with half its credentials.
+    credentials: {
+      appSecret: { hash: { type: String, required: true }, ...meta },
+      apiKey: { lookup: { type: String, required: true }, sealed: { type: String, required: true }, ...meta },
+      bearerToken: { hash: { type: String, required: true }, ...meta },
+    },
+  },
+  { collection: 'apps', versionKey: false, strict: 'throw', minimize: false },
+);
+appSchema.index({ ownerId: 1, createdAt: 1 });
+appSchema.index({ appId: 1 }, { unique: true });
+appSchema.index({ 'credentials.apiKey.lookup': 1 }, { unique: true });
+appSchema.index({ 'credentials.bearerToken.hash': 1 }, { unique: true });
+
+export class MongoAppStore implements AppStore {
+  private readonly model: Model<AppDoc>;
+  private readonly lock: MongoLeaseLock;
+
+  constructor(database: MongoDatabase) {
+    this.model = database.connection.model<AppDoc>('App', appSchema);
+    this.lock = new MongoLeaseLock(database);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await mongoCall(() => this.model.createIndexes());
+    await this.lock.ensureIndexes();
+  }
+
+  async insert(app: AppRecord): Promise<void> {
+    const { id, ...rest } = app;
+    await mongoCall(() => this.model.create({ _id: id, ...rest }));
+  }
+
+  async listByOwner(ownerId: string): Promise<AppRecord[]> {
+    const docs = await mongoCall(() => this.model.find({ ownerId }).sort({ createdAt: 1, _id: 1 }).lean<AppDoc[]>().exec());
+    return docs.map((doc) => fromDocument<AppRecord>(doc));
+  }
+
+  async countByOwner(ownerId: string): Promise<number> {
+    return mongoCall(() => this.model.countDocuments({ ownerId }).exec());
+  }
+
+  async findOwned(ownerId: string, id: string): Promise<AppRecord | undefined> {
+    return this.findOne({ _id: id, ownerId });
+  }
+
+  async findByAppId(appId: string): Promise<AppRecord | undefined> {
+    return this.findOne({ appId });
+  }
+
+  async findByApiKeyLookup(lookup: string): Promise<AppRecord | undefined> {
+    return this.findOne({ 'credentials.apiKey.lookup': lookup });
+  }
+
+  async findByBearerHash(hash: string): Promise<AppRecord | undefined> {
+    return this.findOne({ 'credentials.bearerToken.hash': hash });
+  }
+
+  async update(ownerId: string, id: string, patch: AppPatch, options: { onlyIfActive?: boolean } = {}): Promise<AppRecord | undefined> {
+    const { credentials, ...fields } = patch;
+    const set: Record<string, unknown> = { ...fields };
+    for (const [kind, value] of Object.entries(credentials ?? {})) set[`credentials.${kind}`] = value;
+    const filter: Record<string, unknown> = { _id: id, ownerId };
+    if (options.onlyIfActive) filter.status = 'active';
+    // A conditional findOneAndUpdate alone is not atomic on FerretDB (see
+    // MongoLeaseLock); under the app's lock, check-then-write is. Deletion needs
+    // no lock: a write to a deleted document changes nothing.
+    return this.lock.withLock(`app:${id}`, async (assertHeld) => {
+      if (!(await this.findOne(filter))) return undefined;
+      assertHeld();
+      const doc = await mongoCall(() =>
+        this.model.findOneAndUpdate(filter, { $set: set }, { new: true, runValidators: true }).lean<AppDoc>().exec(),
+      );
+      return doc ? fromDocument<AppRecord>(doc) : undefined;
+    });
+  }
+
+  async deleteOwned(ownerId: string, id: string): Promise<boolean> {
+    const result = await mongoCall(() => this.model.deleteOne({ _id: id, ownerId }).exec());
+    return result.deletedCount === 1;
+  }
+
+  async deleteAllOwned(ownerId: string): Promise<string[]> {
+    const docs = await mongoCall(() => this.model.find({ ownerId }, { _id: 1 }).lean<{ _id: string }[]>().exec());
+    const ids = docs.map((doc) => doc._id);
+    if (ids.length > 0) await mongoCall(() => this.model.deleteMany({ ownerId, _id: { $in: ids } }).exec());
+    return ids;
+  }
+
+  async existingIds(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const docs = await mongoCall(() => this.model.find({ _id: { $in: ids } }, { _id: 1 }).lean<{ _id: string }[]>().exec());
+    return new Set(docs.map((doc) => doc._id));
+  }
+
+  private async findOne(filter: Record<string, unknown>): Promise<AppRecord | undefined> {
+    const doc = await mongoCall(() => this.model.findOne(filter).lean<AppDoc>().exec());
+    return doc ? fromDocument<AppRecord>(doc) : undefined;
+  }
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWTVerifyGetKey } from 'jose';
+import { AppError } from '@sandbox/runtime';
+import { AccountService } from '../../src/domain/accounts';
+import { throttleKey } from '../../src/domain/login-throttle';
+import { PasswordHasher } from '../../src/domain/passwords';
+import { SessionTokens } from '../../src/domain/session-tokens';
+import { MemoryLoginAttemptStore } from '../../src/stores/memory-login-attempt-store';
+import { MemorySessionStore } from '../../src/stores/memory-session-store';
+import { MemoryUserStore } from '../../src/stores/memory-user-store';
+
+const ISSUER = 'https://idp.example.test';
+
+async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('AccountService', () => {
+  let now: Date;
+  let users: MemoryUserStore;
+  let sessions: MemorySessionStore;
+  let attempts: MemoryLoginAttemptStore;
+  let accounts: AccountService;
+  let idpKeys: JWTVerifyGetKey;
+  let idpPrivate: CryptoKey;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('ES256');
+    idpPrivate = pair.privateKey;
+    idpKeys = createLocalJWKSet({ keys: [{ ...(await exportJWK(pair.publicKey)), alg: 'ES256' }] });
+  });
+
+  beforeEach(() => {
+    now = new Date('2030-01-01T00:00:00Z');
+    users = new MemoryUserStore();
+    sessions = new MemorySessionStore();
+    attempts = new MemoryLoginAttemptStore();
+    const clock = () => now;
+    accounts = new AccountService({
+      users,
+      sessions,
+      attempts,
+      hasher: new PasswordHasher(10),
+      tokens: new SessionTokens(randomBytes(32), 3600, { issuer: ISSUER, audience: 'portal', keys: idpKeys }, clock),
+      now: clock,
+    });
+  });
+
+  const externalToken = (sub: string, email?: string) =>
+    new SignJWT(email ? { email } : {})
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(ISSUER)
+      .setAudience('portal')
+      .setSubject(sub)
+      .setExpirationTime(Math.floor(now.getTime() / 1000) + 600)
+      .sign(idpPrivate);
+
+  it('when a person registers, then the account holds only a password hash and a working session is returned', async () => {
+    const { user, session } = await accounts.register(' Ada@Example.com ', 'correct horse');
+    expect(user).toMatchObject({ email: 'ada@example.com', provider: 'password' });
+    const stored = await users.findById(user.id);
+    expect(stored?.passwordHash).toMatch(/^scrypt\$/);
+    expect(JSON.stringify(stored)).not.toContain('correct horse');
+    expect(session.expiresAt.toISOString()).toBe('2030-01-01T01:00:00.000Z');
+    await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ id: user.id, email: 'ada@example.com' });
+  });
+
+  it('when the email is already registered (in any case), then email_taken', async () => {
+    await accounts.register('ada@example.com', 'correct horse');
+    expect(await refusal(accounts.register('ADA@example.com', 'another pass'))).toMatchObject({ status: 6, code: 'email_taken' });
+  });
+
+  it('when the password is too short, then nothing is written', async () => {
+    expect((await refusal(accounts.register('ada@example.com', 'short'))).code).toBe('password_too_short');
+    expect(await users.findByKey('password:ada@example.com')).toBeUndefined();
+  });
+
+  it('when signing in with the right password, then a new session; a wrong password and an unknown email get the same refusal', async () => {
+    await accounts.register('ada@example.com', 'correct horse');
+    const { session } = await accounts.login('ADA@example.com', 'correct horse');
+    await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ email: 'ada@example.com' });
+    const wrong = await refusal(accounts.login('ada@example.com', 'wrong horse'));
+    const unknown = await refusal(accounts.login('nobody@example.com', 'correct horse'));
+    expect(wrong).toEqual({ status: 16, code: 'invalid_credentials', message: 'The email or password is not correct.' });
+    expect(unknown).toEqual(wrong);
+  });
+
+  it('when five sign-ins fail, then the next waits (even with the right password), and so does an unknown email', async () => {
+    await accounts.register('ada@example.com', 'correct horse');
+    for (let i = 0; i < 5; i++) expect((await refusal(accounts.login('ada@example.com', 'wrong horse'))).code).toBe('invalid_credentials');
+    const locked = await refusal(accounts.login('ada@example.com', 'correct horse'));
+    expect(locked).toMatchObject({ status: 8, code: 'too_many_attempts' });
+    expect(locked.message).toMatch(/try again in 1 s/);
+
+    for (let i = 0; i < 5; i++) await refusal(accounts.login('ghost@example.com', 'whatever1'));
+    expect((await refusal(accounts.login('ghost@example.com', 'whatever1'))).code).toBe('too_many_attempts');
+
+    now = new Date(now.getTime() + 1000);
+    await expect(accounts.login('ada@example.com', 'correct horse')).resolves.toBeDefined();
+    expect(await attempts.get(throttleKey('ada@example.com'), new Date(0))).toBeUndefined();
+    expect(await attempts.get(throttleKey('ghost@example.com'), new Date(0))).toMatchObject({ failures: 5 });
+  });
+
+  it('when signed out, then the token no longer verifies (session_ended), and signing out again is refused', async () => {
+    const { session } = await accounts.register('ada@example.com', 'correct horse');
+    await accounts.logout(session.token);
+    expect((await refusal(accounts.verifySession(session.token))).code).toBe('session_ended');
+    expect((await refusal(accounts.logout(session.token))).code).toBe('session_ended');
+  });
+
+  it('when one of two sessions is signed out, then the other still works', async () => {
+    await accounts.register('ada@example.com', 'correct horse');
+    const first = await accounts.login('ada@example.com', 'correct horse');
+    const second = await accounts.login('ada@example.com', 'correct horse');
+    await accounts.logout(first.session.token);
+    await expect(accounts.verifySession(second.session.token)).resolves.toMatchObject({ email: 'ada@example.com' });
+  });
+
+  it('when the session has expired, then session_expired, and the cleanup removes its record', async () => {
+    const { session } = await accounts.register('ada@example.com', 'correct horse');
+    now = new Date(now.getTime() + 3601_000);
+    expect((await refusal(accounts.verifySession(session.token))).code).toBe('session_expired');
+    await accounts.cleanup();
+    expect(await sessions.deleteExpired(now)).toBe(0); // already swept
+  });
+
+  it('when no token or an absurdly long one is sent, then a clear refusal', async () => {
+    expect((await refusal(accounts.verifySession(''))).code).toBe('session_required');
+    expect((await refusal(accounts.verifySession('a'.repeat(9000)))).code).toBe('invalid_session');
+  });
+
+  it('when a trusted issuer user is first seen, then one account is created for them and reused after', async () => {
+    const token = await externalToken('sub-7', 'grace@corp.example');
+    const [a, b] = await Promise.all([accounts.verifySession(token), accounts.verifySession(token)]);
+    expect(a.id).toBe(b.id);
+    expect(a).toMatchObject({ provider: ISSUER, email: 'grace@corp.example', key: `${ISSUER}#sub-7` });
+    expect((await accounts.verifySession(await externalToken('sub-7'))).id).toBe(a.id);
+    expect((await accounts.verifySession(await externalToken('sub-8'))).id).not.toBe(a.id);
+  });
+
+  it('when a trusted issuer token is signed out, then that token is refused until it expires', async () => {
+    const token = await externalToken('sub-9');
+    await accounts.verifySession(token);
+    await accounts.logout(token);
+    expect((await refusal(accounts.verifySession(token))).code).toBe('session_ended');
+    await expect(accounts.verifySession(await externalToken('sub-9'))).resolves.toBeDefined();
+  });
+});

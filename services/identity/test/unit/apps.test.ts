@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '@sandbox/runtime';
+import { AppService, chosenKinds } from '../../src/domain/apps';
+import { CredentialCrypto } from '../../src/domain/credential-crypto';
+import { LIMITS, PACK_SCOPES } from '../../src/domain/limits';
+import { MemoryAppStore } from '../../src/stores/memory-app-store';
+import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
+
+async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return { status: error.status, code: error.code };
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+const NOT_FOUND = 5;
+
+describe('AppService', () => {
+  let store: MemoryAppStore;
+  let logs: MemoryRequestLogStore;
+  let apps: AppService;
+  let changes: number;
+  const crypto = new CredentialCrypto(randomBytes(32));
+  const create = (owner = 'owner-a', extra: Partial<Parameters<AppService['create']>[1]> = {}) =>
+    apps.create(owner, { name: 'My app', description: '', redirectUris: [], ...extra });
+
+  beforeEach(() => {
+    store = new MemoryAppStore();
+    logs = new MemoryRequestLogStore();
+    changes = 0;
+    apps = new AppService({ apps: store, logs, crypto, onChange: () => changes++ });
+  });
+
+  it('when an app is created, then every credential is issued once and only hashes and ciphertext are kept', async () => {
+    const { app, issued } = await create('owner-a', { description: 'for practice' });
+    expect(issued.appSecret).toMatch(/^as_/);
+    expect(issued.apiKey).toMatch(/^ak_/);
+    expect(issued.bearerToken).toMatch(/^bt_/);
+    expect(app).toMatchObject({ name: 'My app', description: 'for practice', status: 'active', scopes: [...PACK_SCOPES] });
+    expect(app.appId).toMatch(/^app_/);
+    const stored = JSON.stringify(await store.findOwned('owner-a', app.id));
+    for (const value of Object.values(issued)) expect(stored).not.toContain(value!.slice(3));
+    expect(app.credentials.apiKey.hint).toBe(issued.apiKey!.slice(-4));
+    expect(crypto.decrypt(app.credentials.apiKey.sealed, app.id)).toBe(issued.apiKey);
+  });
+
+  it('when the create body asks for fewer scopes, then the app holds only those', async () => {
+    const { app } = await create('owner-a', { scopes: ['stocks:read'] });
+    expect(app.scopes).toEqual(['stocks:read']);
+  });
+
+  it('when the name is blank or a scope unknown, then nothing is stored', async () => {
+    expect((await refusal(create('owner-a', { name: '  ' }))).code).toBe('name_required');
+    expect((await refusal(create('owner-a', { scopes: ['admin'] }))).code).toBe('unknown_scope');
+    expect(await store.listByOwner('owner-a')).toEqual([]);
+  });
+
+  it('when an owner reaches the app limit, then too_many_apps', async () => {
+    for (let i = 0; i < LIMITS.appsPerOwnerMax; i++) await create('owner-a');
+    expect(await refusal(create('owner-a'))).toEqual({ status: 8, code: 'too_many_apps' });
+    await expect(create('owner-b')).resolves.toBeDefined();
+  });
+
+  it("when another owner asks for an app, then it is not found on every operation, exactly like an unknown id", async () => {
+    const { app } = await create('owner-a');
+    const unknown = '0123456789abcdef01234567';
+    for (const id of [app.id, unknown]) {
+      expect(await refusal(apps.get('owner-b', id))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusal(apps.delete('owner-b', id, false))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusal(apps.delete('owner-b', id, true))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusal(apps.rotate('owner-b', id, {}))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusal(apps.regenerateSecret('owner-b', id))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusal(apps.setRedirectUris('owner-b', id, []))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusal(apps.setScopes('owner-b', id, []))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
+    }
+    expect(await apps.list('owner-b')).toEqual([]);
+    expect(await apps.resetOwner('owner-b')).toBe(0);
+    await expect(apps.get('owner-a', app.id)).resolves.toMatchObject({ id: app.id, status: 'active' });
+  });
+
+  it('when an id is malformed, then invalid_app_id before any lookup', async () => {
+    expect((await refusal(apps.get('owner-a', 'nope'))).code).toBe('invalid_app_id');
+    expect((await refusal(apps.delete('owner-a', '../x', false))).code).toBe('invalid_app_id');
+  });
+
+  it('when only the API key is rotated, then only it changes, and the change is announced', async () => {
+    const { app } = await create();
+    const before = changes;
+    const { app: after, issued } = await apps.rotate('owner-a', app.id, { apiKey: true });
+    expect(Object.keys(issued)).toEqual(['apiKey']);
+    expect(after.credentials.apiKey.lookup).not.toBe(app.credentials.apiKey.lookup);
+    expect(after.credentials.appSecret).toEqual(app.credentials.appSecret);
+    expect(after.credentials.bearerToken).toEqual(app.credentials.bearerToken);
+    expect(changes).toBe(before + 1);
+  });
+
+  it('which credentials a rotation picks', () => {
+    expect(chosenKinds({})).toEqual(['appSecret', 'apiKey', 'bearerToken']);
+    expect(chosenKinds({ bearerToken: true, appSecret: false })).toEqual(['bearerToken']);
+    expect(() => chosenKinds({ appSecret: false })).toThrow(/at least one/);
+  });
+
+  it('when the secret is regenerated, then only a new App Secret is issued', async () => {
+    const { app } = await create();
+    const { issued, app: after } = await apps.regenerateSecret('owner-a', app.id);
+    expect(Object.keys(issued)).toEqual(['appSecret']);
+    expect(after.credentials.appSecret.hash).toBe(CredentialCrypto.hash(issued.appSecret!));
+  });
+
+  it('when an app is revoked, then it stays visible as revoked, refuses changes, and revoking again is the same answer', async () => {
+    const { app } = await create();
+    const { outcome } = await apps.delete('owner-a', app.id, true);
+    expect(outcome).toBe('revoked');
+    expect((await apps.get('owner-a', app.id)).status).toBe('revoked');
+    expect(await refusal(apps.rotate('owner-a', app.id, {}))).toEqual({ status: 9, code: 'app_revoked' });
+    expect((await refusal(apps.setScopes('owner-a', app.id, ['hr:read']))).code).toBe('app_revoked');
+    await expect(apps.delete('owner-a', app.id, true)).resolves.toMatchObject({ outcome: 'revoked' });
+  });
+
+  it('when an app is deleted, then it and its logs are gone and its id is not found', async () => {
+    const { app } = await create();
+    const { app: other } = await create();
+    const entry = (id: string) => ({ id: randomBytes(12).toString('hex'), app: id, time: new Date(), method: 'GET', path: '/x', status: 200, authStyle: 'api_key', latencyMs: 1, requestId: 'r' });
+    await logs.append([entry(app.id), entry(other.id)]);
+    await expect(apps.delete('owner-a', app.id, false)).resolves.toEqual({ outcome: 'deleted' });
+    expect(await logs.count(app.id)).toBe(0);
+    expect(await logs.count(other.id)).toBe(1);
+    expect((await refusal(apps.get('owner-a', app.id))).code).toBe('app_not_found');
+    expect((await refusal(apps.delete('owner-a', app.id, false))).code).toBe('app_not_found');
+  });
+
+  it('when redirect URIs and scopes are replaced, then the app holds exactly the new lists', async () => {
+    const { app } = await create('owner-a', { redirectUris: ['https://a.example/cb'] });
+    const updated = await apps.setRedirectUris('owner-a', app.id, ['https://b.example/cb', 'http://localhost:3000/cb']);
+    expect(updated.redirectUris).toEqual(['https://b.example/cb', 'http://localhost:3000/cb']);
+    expect((await apps.setScopes('owner-a', app.id, ['hr:read', 'fpa:read'])).scopes).toEqual(['fpa:read', 'hr:read']);
+    expect((await refusal(apps.setRedirectUris('owner-a', app.id, Array(11).fill('https://x.example/cb')))).code).toBe('too_many_redirect_uris');
+    expect((await apps.get('owner-a', app.id)).redirectUris).toEqual(['https://b.example/cb', 'http://localhost:3000/cb']);
+  });
+
+  it("when an owner resets, then all their apps and logs go and no one else's", async () => {
+    const { app: a1 } = await create('owner-a');
+    await create('owner-a');
+    const { app: b1 } = await create('owner-b');
+    await logs.append([{ id: 'x'.repeat(24), app: a1.id, time: new Date(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '' }]);
+    expect(await apps.resetOwner('owner-a')).toBe(2);
+    expect(await apps.list('owner-a')).toEqual([]);
+    expect(await logs.count(a1.id)).toBe(0);
+    expect((await apps.list('owner-b')).map((a) => a.id)).toEqual([b1.id]);
+  });
+});

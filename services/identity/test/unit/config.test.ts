@@ -1,0 +1,58 @@
+import { ConfigError } from '@sandbox/runtime';
+import { loadIdentityConfig } from '../../src/config';
+
+const KEY = Buffer.alloc(32, 7).toString('base64url');
+const HEX_KEY = Buffer.alloc(32, 9).toString('hex');
+
+function configError(env: NodeJS.ProcessEnv): string {
+  try {
+    loadIdentityConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('identity configuration', () => {
+  it('when nothing is set, then it is the embedded default: memory stores, no keys, port 50051', () => {
+    const config = loadIdentityConfig({});
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 50051, mongoUrl: undefined, sessionTtlSeconds: 3600, requestLogCapPerApp: 1000 });
+    expect(config.credentialEncryptionKey).toBeUndefined();
+    expect(config.externalIdp).toBeUndefined();
+    expect(config.verificationCacheMs).toBe(500);
+  });
+
+  it('when MONGO_URL is set without keys, then start-up fails naming the missing key', () => {
+    expect(configError({ MONGO_URL: 'mongodb://db/x' })).toMatch(/CREDENTIAL_ENCRYPTION_KEY: is required when MONGO_URL is set/);
+    expect(configError({ MONGO_URL: 'mongodb://db/x', CREDENTIAL_ENCRYPTION_KEY: KEY })).toMatch(/SESSION_SIGNING_KEY: is required/);
+  });
+
+  it('when MONGO_URL and both keys are set, then the keys are decoded from base64url or hex', () => {
+    const config = loadIdentityConfig({ MONGO_URL: 'mongodb://db/x', CREDENTIAL_ENCRYPTION_KEY: KEY, SESSION_SIGNING_KEY: HEX_KEY });
+    expect(config.credentialEncryptionKey).toEqual(Buffer.alloc(32, 7));
+    expect(config.sessionSigningKey).toEqual(Buffer.alloc(32, 9));
+  });
+
+  it('when a key is shorter than 32 bytes, then start-up fails naming it', () => {
+    expect(configError({ SESSION_SIGNING_KEY: 'c2hvcnQ' })).toMatch(/SESSION_SIGNING_KEY: must be at least 32 bytes/);
+  });
+
+  it('when only part of the external identity provider is configured, then start-up fails naming what is missing', () => {
+    expect(configError({ EXTERNAL_IDP_ISSUER: 'https://idp.example' })).toMatch(/EXTERNAL_IDP_JWKS_URL: is required together/);
+    const config = loadIdentityConfig({
+      EXTERNAL_IDP_ISSUER: 'https://idp.example',
+      EXTERNAL_IDP_JWKS_URL: 'https://idp.example/jwks',
+      EXTERNAL_IDP_AUDIENCE: 'sandbox-portal',
+    });
+    expect(config.externalIdp).toEqual({ issuer: 'https://idp.example', jwksUrl: 'https://idp.example/jwks', audience: 'sandbox-portal' });
+  });
+
+  it('refuses a verification cache above 500 ms, which would break the one-second promise', () => {
+    expect(configError({ VERIFICATION_CACHE_MS: '1000' })).toMatch(/VERIFICATION_CACHE_MS/);
+  });
+
+  it('refuses a MONGO_URL that is not a mongodb URL', () => {
+    expect(configError({ MONGO_URL: 'postgres://db' })).toMatch(/MONGO_URL: must be a mongodb or mongodb\+srv URL/);
+  });
+});

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '@sandbox/runtime';
+import { AppService } from '../../src/domain/apps';
+import { CredentialCrypto } from '../../src/domain/credential-crypto';
+import { decodePageToken, encodePageToken, RequestLogService, sanitizeEntry, type RequestLogInput } from '../../src/domain/request-logs';
+import { MemoryAppStore } from '../../src/stores/memory-app-store';
+import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
+
+async function refusalCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error.code;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('request logs', () => {
+  const now = new Date('2030-01-01T00:00:00Z');
+  let appStore: MemoryAppStore;
+  let logStore: MemoryRequestLogStore;
+  let service: RequestLogService;
+  let apps: AppService;
+  const entry = (app: string, overrides: Partial<RequestLogInput> = {}): RequestLogInput => ({
+    app,
+    time: now.toISOString(),
+    method: 'GET',
+    path: '/playground/data/hr/employees',
+    status: 200,
+    authStyle: 'api_key',
+    latencyMs: 3.25,
+    requestId: 'req-1',
+    ...overrides,
+  });
+
+  beforeEach(() => {
+    appStore = new MemoryAppStore();
+    logStore = new MemoryRequestLogStore();
+    service = new RequestLogService(logStore, appStore, 5, () => now);
+    apps = new AppService({ apps: appStore, logs: logStore, crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+  });
+
+  describe('sanitizeEntry', () => {
+    it('when the path carries a query string, then only the path is kept (an api_key never reaches the log)', () => {
+      const clean = sanitizeEntry(entry('0123456789abcdef01234567', { path: '/playground/auth/api-key-query?api_key=ak_secret' }), now);
+      expect(clean?.path).toBe('/playground/auth/api-key-query');
+      expect(JSON.stringify(clean)).not.toContain('ak_secret');
+    });
+
+    it('when fields are odd, then they are bounded rather than trusted', () => {
+      const clean = sanitizeEntry(
+        entry('0123456789abcdef01234567', { method: 'get', status: 42, authStyle: 'Bearer xyz', latencyMs: -1, requestId: 'a b', time: 'yesterday' }),
+        now,
+      );
+      expect(clean).toMatchObject({ method: 'GET', status: 0, authStyle: '', latencyMs: 0, requestId: '', time: now });
+      expect(sanitizeEntry(entry('not-an-app-id'), now)).toBeUndefined();
+    });
+
+    it('when the time is far in the future, then the receive time is used', () => {
+      expect(sanitizeEntry(entry('0123456789abcdef01234567', { time: '2031-01-01T00:00:00Z' }), now)?.time).toEqual(now);
+    });
+  });
+
+  it('page tokens round-trip and a forged one is refused', () => {
+    const cursor = { time: now, id: 'abcdefabcdefabcdefabcdef' };
+    expect(decodePageToken(encodePageToken(cursor))).toEqual(cursor);
+    expect(() => decodePageToken('garbage')).toThrow(/pageToken/);
+    expect(() => decodePageToken(Buffer.from('{"t":1,"i":{"$gt":""}}').toString('base64url'))).toThrow(/pageToken/);
+  });
+
+  it('when entries arrive for an unknown app, then they are dropped; for a known one, kept', async () => {
+    const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+    expect(await service.record([entry(app.id), entry('0123456789abcdef01234567')])).toBe(1);
+    expect(await logStore.appIds()).toEqual([app.id]);
+  });
+
+  it('when more entries than the cap arrive, then only the newest cap remain', async () => {
+    const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+    const batch = Array.from({ length: 8 }, (_, i) => entry(app.id, { time: new Date(now.getTime() - 8000 + i * 1000).toISOString(), requestId: `r${i}` }));
+    await service.record(batch);
+    const page = await service.list('owner-a', app.id, 50, '');
+    expect(page.total).toBe(5);
+    expect(page.entries.map((e) => e.requestId)).toEqual(['r7', 'r6', 'r5', 'r4', 'r3']);
+  });
+
+  it('when listed in pages, then newest first with a next token until the end', async () => {
+    const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+    await service.record([0, 1, 2, 3, 4].map((i) => entry(app.id, { time: new Date(now.getTime() - 5000 + i * 1000).toISOString(), requestId: `r${i}` })));
+    const first = await service.list('owner-a', app.id, 2, '');
+    expect(first.entries.map((e) => e.requestId)).toEqual(['r4', 'r3']);
+    const second = await service.list('owner-a', app.id, 2, first.nextPageToken);
+    expect(second.entries.map((e) => e.requestId)).toEqual(['r2', 'r1']);
+    const third = await service.list('owner-a', app.id, 2, second.nextPageToken);
+    expect(third.entries.map((e) => e.requestId)).toEqual(['r0']);
+    expect(third.nextPageToken).toBe('');
+  });
+
+  it("when another owner asks for an app's logs, then app_not_found", async () => {
+    const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+    expect(await refusalCode(service.list('owner-b', app.id, 10, ''))).toBe('app_not_found');
+    expect(await refusalCode(service.list('owner-a', app.id, -1, ''))).toBe('invalid_page_size');
+  });
+
+  it('when a batch is too large, then it is refused whole', async () => {
+    expect(await refusalCode(service.record(Array.from({ length: 1001 }, () => entry('0123456789abcdef01234567'))))).toBe('batch_too_large');
+  });
+
+  it('when logs outlive their app, then the orphan cleanup removes them', async () => {
+    const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+    await logStore.append([{ id: 'f'.repeat(24), app: '0123456789abcdef01234567', time: now, method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '' }]);
+    await service.record([entry(app.id)]);
+    expect(await service.removeOrphans()).toBe(1);
+    expect(await logStore.appIds()).toEqual([app.id]);
+  });
+});

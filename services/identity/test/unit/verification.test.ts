@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { AppService } from '../../src/domain/apps';
+import { CredentialCrypto } from '../../src/domain/credential-crypto';
+import { newAppId, newSecret } from '../../src/domain/credentials';
+import { CredentialVerifier } from '../../src/domain/verification';
+import { MemoryAppStore } from '../../src/stores/memory-app-store';
+import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
+
+describe('CredentialVerifier', () => {
+  const crypto = new CredentialCrypto(randomBytes(32));
+  let store: MemoryAppStore;
+  let now: number;
+  let verifier: CredentialVerifier;
+  let apps: AppService;
+
+  beforeEach(() => {
+    store = new MemoryAppStore();
+    now = 1_000_000;
+    verifier = new CredentialVerifier(store, crypto, 500, () => now);
+    apps = new AppService({ apps: store, logs: new MemoryRequestLogStore(), crypto, onChange: () => verifier.invalidate() });
+  });
+
+  const create = (scopes?: string[]) => apps.create('owner-a', { name: 'app', description: '', redirectUris: ['https://a.example/cb'], scopes });
+
+  it('when each credential is checked, then it answers the app, its owner and its scopes', async () => {
+    const { app, issued } = await create(['hr:read']);
+    const principal = { id: app.id, appId: app.appId, ownerId: 'owner-a', scopes: ['hr:read'] };
+    await expect(verifier.verifyApiKey(issued.apiKey!)).resolves.toEqual({ ok: true, reason: '', principal });
+    await expect(verifier.verifyBearerToken(issued.bearerToken!)).resolves.toEqual({ ok: true, reason: '', principal });
+    await expect(verifier.verifyBasic(app.appId, issued.appSecret!)).resolves.toEqual({ ok: true, reason: '', principal });
+  });
+
+  it('when a credential is missing, malformed, unknown or of the wrong kind, then a refusal with a reason (not an error)', async () => {
+    const { app, issued } = await create();
+    const refusals = [
+      await verifier.verifyApiKey(''),
+      await verifier.verifyApiKey('not-a-key'),
+      await verifier.verifyApiKey(newSecret('apiKey')),
+      await verifier.verifyApiKey(issued.bearerToken!),
+      await verifier.verifyBearerToken(issued.apiKey!),
+      await verifier.verifyBearerToken(newSecret('bearerToken')),
+      await verifier.verifyBasic(app.appId, newSecret('appSecret')),
+      await verifier.verifyBasic(newAppId(), issued.appSecret!),
+      await verifier.verifyBasic(app.appId, ''),
+    ];
+    for (const check of refusals) {
+      expect(check.ok).toBe(false);
+      expect(check.principal).toBeUndefined();
+      expect(check.reason.length).toBeGreaterThan(0);
+      for (const secret of Object.values(issued)) expect(check.reason).not.toContain(secret!);
+    }
+    expect(refusals[2].reason).toBe('The API key is not valid.');
+  });
+
+  it('when rotated through this service, then the old values are refused at once, even if cached', async () => {
+    const { app, issued } = await create();
+    expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true);
+    expect((await verifier.verifyBearerToken(issued.bearerToken!)).ok).toBe(true);
+    expect((await verifier.verifyBasic(app.appId, issued.appSecret!)).ok).toBe(true);
+    const { issued: fresh } = await apps.rotate('owner-a', app.id, {});
+    expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(false);
+    expect((await verifier.verifyBearerToken(issued.bearerToken!)).ok).toBe(false);
+    expect((await verifier.verifyBasic(app.appId, issued.appSecret!)).ok).toBe(false);
+    expect((await verifier.verifyApiKey(fresh.apiKey!)).ok).toBe(true);
+    expect((await verifier.verifyBasic(app.appId, fresh.appSecret!)).ok).toBe(true);
+  });
+
+  it('when revoked or deleted, then every credential is refused at once and the signing key is withheld', async () => {
+    const { app, issued } = await create();
+    await verifier.verifyApiKey(issued.apiKey!);
+    await apps.delete('owner-a', app.id, true);
+    expect(await verifier.verifyApiKey(issued.apiKey!)).toMatchObject({ ok: false, reason: expect.stringMatching(/revoked/) });
+    expect((await verifier.verifyBearerToken(issued.bearerToken!)).ok).toBe(false);
+    expect(await verifier.lookupApp(app.appId)).toMatchObject({ found: true, active: false });
+    expect(await verifier.getSigningKey(app.appId)).toMatchObject({ found: true, active: false, apiKey: '' });
+    await apps.delete('owner-a', app.id, false);
+    expect(await verifier.lookupApp(app.appId)).toMatchObject({ found: false, active: false });
+    expect((await verifier.verifyBasic(app.appId, issued.appSecret!)).ok).toBe(false);
+  });
+
+  it('when another replica changes the app, then this one follows within the cache TTL (500 ms)', async () => {
+    const { app, issued } = await create();
+    const otherReplica = new AppService({ apps: store, logs: new MemoryRequestLogStore(), crypto, onChange: () => undefined });
+    expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true);
+    await otherReplica.delete('owner-a', app.id, true);
+    now += 499;
+    expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true); // still within the promised bound
+    now += 1;
+    expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(false);
+  });
+
+  it('the oauth service can look an app up by App ID and get its plain API key', async () => {
+    const { app, issued } = await create();
+    await expect(verifier.lookupApp(app.appId)).resolves.toEqual({
+      found: true,
+      active: true,
+      principal: { id: app.id, appId: app.appId, ownerId: 'owner-a', scopes: app.scopes },
+      redirectUris: ['https://a.example/cb'],
+    });
+    expect((await verifier.getSigningKey(app.appId)).apiKey).toBe(issued.apiKey);
+    expect(await verifier.lookupApp('garbage')).toEqual({ found: false, active: false, redirectUris: [] });
+  });
+});
