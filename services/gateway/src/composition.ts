@@ -9,6 +9,7 @@ import { closeBackendClients, createBackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { createHttpApp } from './http/app';
+import { createRequestListener } from './http/hot-routes';
 import { buildRoutes } from './routes';
 
 export interface RunningGateway {
@@ -26,14 +27,16 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
     logger,
     clients,
     credentials: new CredentialVerifier(clients, config.credentialCacheMs),
-    requestLogs: new RequestLogRecorder(clients, logger),
+    requestLogs: new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries }), logger, config.requestLogCapPerApp),
     isDraining: () => draining,
   };
-  const app = createHttpApp({ routes: buildRoutes(deps), logger, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
+  const routes = buildRoutes(deps);
+  const app = createHttpApp({ routes, logger, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
+  const listener = createRequestListener(app, routes, logger);
 
   const server = config.tls
-    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app)
-    : http.createServer(app);
+    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
+    : http.createServer(listener);
   // Longer than the idle timeout of common load balancers, so they close first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

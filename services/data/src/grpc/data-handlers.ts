@@ -1,6 +1,6 @@
 import type { data } from '@sandbox/contracts';
 import type { UnaryImplementation } from '@sandbox/runtime';
-import { catalog, describePack, renderPage, type SigningKey } from '../domain';
+import { catalog, describePack, findPack, renderPage, type SigningKey } from '../domain';
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
@@ -9,6 +9,6 @@ export function dataHandlers(signingKey: SigningKey): UnaryImplementation<data.D
   return {
     getCatalog: (request) => ({ bodyJson: json(catalog(request.baseUrl)) }),
     describePack: (request) => ({ bodyJson: json(describePack(request.pack, request.baseUrl)) }),
-    getPage: (request) => renderPage(request, signingKey),
+    getPage: (request) => ({ ...renderPage(request, signingKey), scope: findPack(request.pack).scope }),
   };
 }

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { unauthenticated, type AppError } from '@sandbox/runtime';
 import type { BackendClients } from '../clients';
 import { TtlCache } from './ttl-cache';
@@ -46,8 +46,8 @@ export class CredentialVerifier {
    * The first credential present among the accepted styles decides: a wrong one
    * is refused, never passed over for another. Throws UNAUTHENTICATED.
    */
-  async authenticate(req: Request, accepted: AuthStyle[], requestId: string): Promise<Authenticated> {
-    const presented = this.presented(req, accepted);
+  async authenticate(req: IncomingMessage, query: URLSearchParams, accepted: AuthStyle[], requestId: string): Promise<Authenticated> {
+    const presented = this.presented(req, query, accepted);
     if (!presented) {
       throw withChallenge(unauthenticated('missing_credentials', `Send a credential: ${describe(accepted)}.`), undefined);
     }
@@ -58,8 +58,8 @@ export class CredentialVerifier {
     return { principal: check.principal, style: presented.style };
   }
 
-  private presented(req: Request, accepted: AuthStyle[]): { style: AuthStyle; value: string } | undefined {
-    const authorization = req.get('authorization');
+  private presented(req: IncomingMessage, query: URLSearchParams, accepted: AuthStyle[]): { style: AuthStyle; value: string } | undefined {
+    const authorization = req.headers.authorization;
     if (authorization) {
       const [scheme, ...rest] = authorization.split(' ');
       const value = rest.join(' ').trim();
@@ -69,11 +69,14 @@ export class CredentialVerifier {
       }
       if (/^basic$/i.test(scheme) && accepted.includes('basic')) return { style: 'basic', value };
     }
-    const headerKey = req.get('x-api-key');
-    if (headerKey !== undefined && accepted.includes('api_key_header')) return { style: 'api_key_header', value: headerKey };
-    const queryKey = req.query.api_key;
-    if (queryKey !== undefined && accepted.includes('api_key_query')) {
-      return { style: 'api_key_query', value: typeof queryKey === 'string' ? queryKey : '' };
+    const headerKey = req.headers['x-api-key'];
+    if (headerKey !== undefined && accepted.includes('api_key_header')) {
+      return { style: 'api_key_header', value: typeof headerKey === 'string' ? headerKey : '' };
+    }
+    const queryKeys = query.getAll('api_key');
+    if (queryKeys.length && accepted.includes('api_key_query')) {
+      // Two api_key parameters are ambiguous: refused as an empty credential.
+      return { style: 'api_key_query', value: queryKeys.length === 1 ? queryKeys[0] : '' };
     }
     return undefined;
   }

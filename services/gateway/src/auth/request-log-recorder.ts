@@ -1,40 +1,56 @@
 import type { identity } from '@sandbox/contracts';
 import type { Logger } from '@sandbox/runtime';
-import type { BackendClients } from '../clients';
+
+/** Where batches go: identity's RecordRequests, in the running gateway. */
+export type SendRequestLogs = (entries: identity.RequestLogEntry[]) => Promise<unknown>;
 
 /**
  * Collects one entry per request made with an app's credentials and sends them
- * to identity in batches, off the request path: a slow or absent identity
- * service costs log entries, never request latency.
+ * to identity once a second, off the request path: a slow or absent identity
+ * service costs log entries, never request latency. Identity keeps the newest
+ * `capPerApp` entries of each app, so between two flushes no more than that
+ * many are kept per app here either: under load the rest would be sent and
+ * stored only to be trimmed at once.
  */
 export class RequestLogRecorder {
-  private buffer: identity.RequestLogEntry[] = [];
+  private pending = new Map<string, identity.RequestLogEntry[]>();
+  private pendingCount = 0;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly clients: BackendClients,
+    private readonly send: SendRequestLogs,
     private readonly logger: Logger,
+    private readonly capPerApp: number,
     private readonly flushIntervalMs = 1000,
     private readonly maxBatch = 200,
-    private readonly maxBuffered = 10_000,
+    private readonly maxPending = 10_000,
   ) {
     this.timer = setInterval(() => void this.flush(), this.flushIntervalMs);
     this.timer.unref();
   }
 
   record(entry: identity.RequestLogEntry): void {
-    if (this.buffer.length >= this.maxBuffered) return; // identity is away; drop rather than grow without bound
-    this.buffer.push(entry);
-    if (this.buffer.length >= this.maxBatch) void this.flush();
+    let entries = this.pending.get(entry.app);
+    if (!entries) {
+      if (this.pendingCount >= this.maxPending) return; // identity is away: drop rather than grow without bound
+      entries = [];
+      this.pending.set(entry.app, entries);
+    }
+    entries.push(entry);
+    if (entries.length > this.capPerApp) entries.shift(); // the oldest goes, as it would in identity
+    else this.pendingCount++;
   }
 
   async flush(): Promise<void> {
-    while (this.buffer.length) {
-      const entries = this.buffer.splice(0, this.maxBatch);
+    const entries = [...this.pending.values()].flat();
+    this.pending = new Map();
+    this.pendingCount = 0;
+    for (let i = 0; i < entries.length; i += this.maxBatch) {
+      const batch = entries.slice(i, i + this.maxBatch);
       try {
-        await this.clients.identity.recordRequests({ entries });
+        await this.send(batch);
       } catch (error) {
-        this.logger.warn({ dropped: entries.length, code: (error as { code?: string }).code }, 'request log batch not recorded');
+        this.logger.warn({ dropped: entries.length - i, code: (error as { code?: string }).code }, 'request log batch not recorded');
         return;
       }
     }

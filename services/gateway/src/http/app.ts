@@ -18,13 +18,13 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false); // responses that need an ETag compute a strong one themselves
   app.set('trust proxy', options.trustProxy);
-  app.set('query parser', 'extended');
+  app.set('query parser', false); // handlers read URLSearchParams through query.ts
   app.use(requestContext(options.logger));
   app.use(cors);
   app.use(express.json({ limit: options.bodyLimit }));
   app.use(express.urlencoded({ limit: options.bodyLimit, extended: false }));
 
-  for (const def of options.routes) {
+  for (const def of options.routes.filter((r) => !r.hot)) {
     for (const method of def.methods) app[method.toLowerCase() as 'get'](def.path, ...def.handlers);
   }
 

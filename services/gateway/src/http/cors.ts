@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 
 /**
@@ -7,9 +8,13 @@ import type { RequestHandler } from 'express';
  */
 const EXPOSED = ['Link', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Retry-After', 'Location'].join(', ');
 
-export const cors: RequestHandler = (req, res, next) => {
+export function setCorsHeaders(res: ServerResponse): void {
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+}
+
+export const cors: RequestHandler = (req, res, next) => {
+  setCorsHeaders(res);
   if (req.method === 'OPTIONS' && req.get('Access-Control-Request-Method')) {
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
     const requested = req.get('Access-Control-Request-Headers');

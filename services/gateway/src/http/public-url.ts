@@ -1,4 +1,5 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 
 export interface PublicUrlOptions {
   publicBaseUrl?: string;
@@ -7,20 +8,27 @@ export interface PublicUrlOptions {
 
 /** A forwarded prefix is used only when it is a plain path, so a header cannot inject a host. */
 const SAFE_PREFIX = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*\/?$/;
+const SAFE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(',')[0].trim();
 
 /**
  * The absolute base that links in responses start with. A configured public
  * base URL wins; behind a trusted proxy, X-Forwarded-Proto/Host/Prefix say how
- * the client addressed us; otherwise the request's own scheme and Host.
+ * the client addressed us; otherwise the connection's scheme and the Host header.
  */
-export function publicBaseUrl(req: Request, options: PublicUrlOptions): string {
+export function publicBaseUrl(req: IncomingMessage, options: PublicUrlOptions): string {
   if (options.publicBaseUrl) return options.publicBaseUrl;
-  // With 'trust proxy' on, express derives protocol and host from X-Forwarded-*.
-  const host = req.host || 'localhost';
+  let scheme = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+  let host = first(req.headers.host);
   let prefix = '';
   if (options.trustProxy) {
-    const forwarded = req.get('X-Forwarded-Prefix')?.split(',')[0].trim();
-    if (forwarded && SAFE_PREFIX.test(forwarded)) prefix = forwarded.replace(/\/+$/, '');
+    const proto = first(req.headers['x-forwarded-proto'])?.toLowerCase();
+    if (proto === 'http' || proto === 'https') scheme = proto;
+    host = first(req.headers['x-forwarded-host']) || host;
+    const forwardedPrefix = first(req.headers['x-forwarded-prefix']);
+    if (forwardedPrefix && SAFE_PREFIX.test(forwardedPrefix)) prefix = forwardedPrefix.replace(/\/+$/, '');
   }
-  return `${req.protocol}://${host}${prefix}`;
+  if (!host || !SAFE_HOST.test(host)) host = 'localhost';
+  return `${scheme}://${host}${prefix}`;
 }

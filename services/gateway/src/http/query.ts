@@ -1,24 +1,36 @@
-import type { Request } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest } from './error-response';
+import { localsOf } from './request-context';
 
 /**
- * A query parameter given at most once, as plain text. `?page=1&page=2` or
- * `?page[x]=1` are refused by name instead of silently picking one.
+ * The one way handlers read the query string: URLSearchParams, parsed once
+ * per request (express's own query parser is switched off).
  */
-export function singleQueryParam(req: Request, name: string): string | undefined {
-  const value = req.query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw badRequest('invalid_parameter', `${name} must be given once, as plain text.`);
-  return value;
+export function queryOf(req: IncomingMessage, res: ServerResponse): URLSearchParams {
+  const locals = localsOf(res);
+  if (!locals.query) {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    locals.query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+  }
+  return locals.query;
 }
 
-/** Query parameters other than `known`, as single strings (repeated ones keep the first). */
-export function otherQueryParams(req: Request, known: ReadonlySet<string>): Record<string, string> {
+/** A query parameter given at most once; `?page=1&page=2` is refused by name instead of silently picking one. */
+export function singleParam(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1) throw badRequest('invalid_parameter', `${name} must be given once.`);
+  return values[0];
+}
+
+/** Shorthand for express handlers. */
+export function singleQueryParam(req: IncomingMessage, name: string): string | undefined {
+  return singleParam(queryOf(req, (req as IncomingMessage & { res: ServerResponse }).res), name);
+}
+
+/** Query parameters other than `known` (first value of each). */
+export function otherParams(query: URLSearchParams, known: ReadonlySet<string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.query)) {
-    if (known.has(name)) continue;
-    if (typeof value === 'string') out[name] = value;
-    else if (Array.isArray(value) && typeof value[0] === 'string') out[name] = value[0];
-  }
+  for (const [name, value] of query) if (!known.has(name) && !(name in out)) out[name] = value;
   return out;
 }

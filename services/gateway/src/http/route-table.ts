@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
 
@@ -16,6 +17,15 @@ export interface RouteDef {
   /** What the caller must present, in words (shown in the /playground map). */
   auth?: string;
   handlers: RequestHandler[];
+  /** Served without express (see hot-routes.ts); GET/HEAD only. */
+  hot?: HotHandler;
+}
+
+/** A hot route's handler: plain node request and response, decoded path parameters. */
+export type HotHandler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => Promise<void>;
+
+export function hotRoute(path: string, summary: string, handler: HotHandler): RouteDef {
+  return { methods: ['GET'], path, summary, handlers: [], hot: handler };
 }
 
 export function route(methods: HttpMethod | HttpMethod[], path: string, summary: string, ...handlers: RequestHandler[]): RouteDef {

@@ -1,33 +1,35 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { publicBaseUrl } from '../../src/http/public-url';
 
-function request(parts: { protocol?: string; host?: string; headers?: Record<string, string> }): Request {
-  const headers = Object.fromEntries(Object.entries(parts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-  return { protocol: parts.protocol ?? 'http', host: parts.host ?? 'localhost:8080', get: (name: string) => headers[name.toLowerCase()] } as unknown as Request;
+function request(headers: Record<string, string>, encrypted = false): IncomingMessage {
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return { headers: { host: 'localhost:8080', ...lower }, socket: { encrypted } } as unknown as IncomingMessage;
 }
 
 describe('publicBaseUrl', () => {
-  it('when nothing is configured, then the request scheme and host are used', () => {
-    expect(publicBaseUrl(request({ host: 'sandbox.local:8080' }), { trustProxy: false })).toBe('http://sandbox.local:8080');
+  it('when nothing is configured, then the connection scheme and Host are used', () => {
+    expect(publicBaseUrl(request({ Host: 'sandbox.local:8080' }), { trustProxy: false })).toBe('http://sandbox.local:8080');
+    expect(publicBaseUrl(request({ Host: 'sandbox.local' }, true), { trustProxy: false })).toBe('https://sandbox.local');
   });
 
   it('when a public base URL is configured, then it wins over every header', () => {
-    const req = request({ headers: { 'X-Forwarded-Prefix': '/evil' } });
+    const req = request({ 'X-Forwarded-Prefix': '/evil', 'X-Forwarded-Host': 'evil.example' });
     expect(publicBaseUrl(req, { trustProxy: true, publicBaseUrl: 'https://sandbox.example.org/api' })).toBe('https://sandbox.example.org/api');
   });
 
-  it('when the proxy is trusted, then X-Forwarded-Prefix is appended', () => {
-    const req = request({ protocol: 'https', host: 'edu.example.org', headers: { 'X-Forwarded-Prefix': '/sandbox/' } });
+  it('when the proxy is trusted, then X-Forwarded-Proto, Host and Prefix are used (first value of each)', () => {
+    const req = request({ 'X-Forwarded-Proto': 'https, http', 'X-Forwarded-Host': 'edu.example.org, inner', 'X-Forwarded-Prefix': '/sandbox/' });
     expect(publicBaseUrl(req, { trustProxy: true })).toBe('https://edu.example.org/sandbox');
   });
 
-  it('when the proxy is not trusted, then X-Forwarded-Prefix is ignored', () => {
-    const req = request({ headers: { 'X-Forwarded-Prefix': '/sandbox' } });
+  it('when the proxy is not trusted, then forwarded headers are ignored', () => {
+    const req = request({ 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'edu.example.org', 'X-Forwarded-Prefix': '/sandbox' });
     expect(publicBaseUrl(req, { trustProxy: false })).toBe('http://localhost:8080');
   });
 
-  it('when the forwarded prefix is not a plain path, then it is ignored', () => {
-    const req = request({ headers: { 'X-Forwarded-Prefix': '//evil.example.com' } });
-    expect(publicBaseUrl(req, { trustProxy: true })).toBe('http://localhost:8080');
+  it('when a forwarded prefix or host is not plain, then it is ignored', () => {
+    expect(publicBaseUrl(request({ 'X-Forwarded-Prefix': '//evil.example.com' }), { trustProxy: true })).toBe('http://localhost:8080');
+    expect(publicBaseUrl(request({ 'X-Forwarded-Host': 'evil.example/path?x' }), { trustProxy: true })).toBe('http://localhost');
+    expect(publicBaseUrl(request({ 'X-Forwarded-Proto': 'javascript' }), { trustProxy: true })).toBe('http://localhost:8080');
   });
 });

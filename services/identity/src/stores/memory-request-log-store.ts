@@ -5,13 +5,16 @@ export function compareNewestFirst(a: { time: Date; id: string }, b: { time: Dat
   return b.time.getTime() - a.time.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
+/** Records are flat but for their Date: a spread copy is enough, and far cheaper than structuredClone. */
+const copy = (entry: RequestLogRecord): RequestLogRecord => ({ ...entry, time: new Date(entry.time.getTime()) });
+
 export class MemoryRequestLogStore implements RequestLogStore {
   private readonly byApp = new Map<string, RequestLogRecord[]>();
 
   async append(entries: RequestLogRecord[]): Promise<void> {
     for (const entry of entries) {
       const list = this.byApp.get(entry.app) ?? [];
-      list.push(structuredClone(entry));
+      list.push(copy(entry));
       this.byApp.set(entry.app, list);
     }
   }
@@ -28,7 +31,7 @@ export class MemoryRequestLogStore implements RequestLogStore {
   async list(app: string, limit: number, after?: LogCursor): Promise<RequestLogRecord[]> {
     const sorted = [...(this.byApp.get(app) ?? [])].sort(compareNewestFirst);
     const start = after ? sorted.filter((entry) => compareNewestFirst(after, entry) < 0) : sorted;
-    return start.slice(0, limit).map((entry) => structuredClone(entry));
+    return start.slice(0, limit).map(copy);
   }
 
   async count(app: string): Promise<number> {

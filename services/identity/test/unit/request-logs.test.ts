@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '@sandbox/runtime';
 import { AppService } from '../../src/domain/apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
-import { decodePageToken, encodePageToken, RequestLogService, sanitizeEntry, type RequestLogInput } from '../../src/domain/request-logs';
+import { decodePageToken, encodePageToken, newestPerApp, RequestLogService, sanitizeEntry, type RequestLogInput } from '../../src/domain/request-logs';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
 
@@ -112,5 +112,19 @@ describe('request logs', () => {
     await service.record([entry(app.id)]);
     expect(await service.removeOrphans()).toBe(1);
     expect(await logStore.appIds()).toEqual([app.id]);
+  });
+});
+
+describe('newestPerApp', () => {
+  const at = (app: string, ms: number) => ({ app, time: new Date(ms) });
+
+  it('when an app has more entries than its cap, then only its newest are kept, other apps untouched', () => {
+    const kept = newestPerApp([at('a', 1), at('a', 5), at('b', 2), at('a', 3), at('a', 4)], 2);
+    expect(kept.filter((e) => e.app === 'a').map((e) => e.time.getTime())).toEqual([5, 4]);
+    expect(kept.filter((e) => e.app === 'b')).toHaveLength(1);
+  });
+
+  it('when every app is within its cap, then everything is kept', () => {
+    expect(newestPerApp([at('a', 1), at('b', 2)], 5)).toHaveLength(2);
   });
 });
