@@ -44,3 +44,21 @@ export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) 
   }
   return { value, elapsedMs: Date.now() - started };
 }
+
+/** A call to the API as a portal or a script makes it: JSON body, optional Bearer token. */
+export function apiRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
+  return rawRequest(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
+    },
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+}

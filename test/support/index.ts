@@ -3,3 +3,4 @@ export * from './stores';
 export * from './system';
 export * from './http';
 export * from './portal';
+export * from './refusal';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig, peerAddress, peerVariables } from '@sandbox/runtime';
+import { allPeerVariables, env, loadConfig, peerAddresses } from '@sandbox/runtime';
 
 /**
  * The launcher reads the same variables as the services (it passes the whole
@@ -10,20 +10,12 @@ const schema = z
     PORT: env.port(8080),
     TLS_CERT_FILE: z.string().optional(),
     STARTUP_TIMEOUT_MS: env.milliseconds(30_000),
-    ...peerVariables('identity'),
-    ...peerVariables('oauth'),
-    ...peerVariables('data'),
-    ...peerVariables('playground'),
+    ...allPeerVariables(),
   })
   .transform((v) => ({
     gatewayUrl: `${v.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${v.PORT}`,
     startupTimeoutMs: v.STARTUP_TIMEOUT_MS,
-    peers: {
-      identity: peerAddress(v, 'identity'),
-      oauth: peerAddress(v, 'oauth'),
-      data: peerAddress(v, 'data'),
-      playground: peerAddress(v, 'playground'),
-    },
+    peers: peerAddresses(v),
   }));
 
 export type LauncherConfig = z.output<typeof schema>;

@@ -27,3 +27,13 @@ export function peerAddress(vars: Record<string, unknown>, service: ServiceName)
   const explicit = vars[grpcAddressVariable(service)];
   return typeof explicit === 'string' && explicit !== '' ? explicit : `127.0.0.1:${vars[grpcPortVariable(service)]}`;
 }
+
+/** Every service's address, for callers of them all (the gateway, the launcher). */
+export function peerAddresses(vars: Record<string, unknown>): Record<ServiceName, string> {
+  return Object.fromEntries(SERVICE_NAMES.map((name) => [name, peerAddress(vars, name)])) as Record<ServiceName, string>;
+}
+
+/** The schema fields of every service's address, to spread into a config schema. */
+export function allPeerVariables() {
+  return { ...peerVariables('identity'), ...peerVariables('oauth'), ...peerVariables('data'), ...peerVariables('playground') };
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig, peerAddress, peerVariables } from '@sandbox/runtime';
+import { allPeerVariables, env, loadConfig, peerAddresses } from '@sandbox/runtime';
 
 const schema = z
   .object({
@@ -27,10 +27,7 @@ const schema = z
     /** Identity keeps this many log entries per app (same variable, same meaning): more are not sent. */
     REQUEST_LOG_CAP_PER_APP: z.coerce.number().int().min(1).max(100_000).default(1000),
     LOG_LEVEL: env.logLevel(),
-    ...peerVariables('identity'),
-    ...peerVariables('oauth'),
-    ...peerVariables('data'),
-    ...peerVariables('playground'),
+    ...allPeerVariables(),
   })
   .refine((v) => Boolean(v.TLS_CERT_FILE) === Boolean(v.TLS_KEY_FILE), {
     message: 'TLS_CERT_FILE and TLS_KEY_FILE must be set together',
@@ -50,12 +47,7 @@ const schema = z
     requestLogCapPerApp: v.REQUEST_LOG_CAP_PER_APP,
     pageCache: { maxBytes: Math.round(v.DATA_PAGE_CACHE_MB * 1024 * 1024), ttlMs: v.DATA_PAGE_CACHE_TTL_MS },
     logLevel: v.LOG_LEVEL,
-    peers: {
-      identity: peerAddress(v, 'identity'),
-      oauth: peerAddress(v, 'oauth'),
-      data: peerAddress(v, 'data'),
-      playground: peerAddress(v, 'playground'),
-    },
+    peers: peerAddresses(v),
   }));
 
 export type GatewayConfig = z.output<typeof schema>;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
-import { eventually, isolatedMongoUrl, rawRequest, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
+import { apiRequest, eventually, isolatedMongoUrl, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
 
 jest.setTimeout(90_000);
 
@@ -30,16 +30,7 @@ describe('app management (through the gateway)', () => {
   /** Every credential value any response handed out, to search for later. */
   const issued: string[] = [];
 
-  const request = (method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}) =>
-    rawRequest(`${system.baseUrl}${path}`, {
-      method,
-      headers: {
-        ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-        ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
-        ...options.headers,
-      },
-      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-    });
+  const request = (method: string, path: string, options: Parameters<typeof apiRequest>[3] = {}) => apiRequest(system.baseUrl, method, path, options);
   const expectError = (res: RawResponse, status: number, code: string) => {
     expect({ status: res.status, code: res.json().error?.code }).toEqual({ status, code });
     expect(res.json()).toEqual({ error: { code, message: expect.any(String), requestId: res.headers['x-request-id'] } });

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import mongoose from 'mongoose';
-import { isolatedMongoUrl, rawRequest, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
+import { apiRequest, isolatedMongoUrl, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
 
 jest.setTimeout(60_000);
 
@@ -23,16 +23,7 @@ describe('portal accounts and sessions (through the gateway)', () => {
   let idp: http.Server;
   let idpKey: CryptoKey;
 
-  const request = (method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}) =>
-    rawRequest(`${system.baseUrl}${path}`, {
-      method,
-      headers: {
-        ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-        ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
-        ...options.headers,
-      },
-      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-    });
+  const request = (method: string, path: string, options: Parameters<typeof apiRequest>[3] = {}) => apiRequest(system.baseUrl, method, path, options);
   const email = () => `user-${randomBytes(4).toString('hex')}@example.com`;
   const register = async (address = email()) => {
     const res = await request('POST', '/api/auth/register', { body: { email: address, password: PASSWORD } });

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import { health, identity } from '@sandbox/contracts';
-import { AppError, GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { isolatedMongoUrl } from '@sandbox/testing';
+import { GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
+import { isolatedMongoUrl, refusalOf } from '@sandbox/testing';
 import { start } from '../../src/composition';
 import { loadIdentityConfig } from '../../src/config';
 
@@ -12,15 +12,6 @@ const SESSION_KEY = randomBytes(32).toString('hex');
 const ACTIVE = identity.AppStatus.APP_STATUS_ACTIVE;
 const REVOKED = identity.AppStatus.APP_STATUS_REVOKED;
 
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
   const mongoUrl = isolatedMongoUrl('identity_grpc');
@@ -76,14 +67,14 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       expect(login.user).toEqual(user);
       expect(Date.parse(login.session!.expiresAt) - Date.now()).toBeGreaterThan(3500_000);
       await a.logout({ token });
-      expect(await refusal(b.verifySession({ token }))).toMatchObject({ status: GrpcStatus.UNAUTHENTICATED, code: 'session_ended' });
+      expect(await refusalOf(b.verifySession({ token }))).toMatchObject({ status: GrpcStatus.UNAUTHENTICATED, code: 'session_ended' });
       await expect(a.verifySession({ token: login.session!.token })).resolves.toEqual({ user });
     });
 
     it('when the password is wrong or the email unknown, then the same UNAUTHENTICATED answer', async () => {
       const { email } = await signUp(a);
-      const wrong = await refusal(a.login({ email, password: 'not the password' }));
-      const unknown = await refusal(a.login({ email: 'nobody-here@example.com', password: 'not the password' }));
+      const wrong = await refusalOf(a.login({ email, password: 'not the password' }));
+      const unknown = await refusalOf(a.login({ email: 'nobody-here@example.com', password: 'not the password' }));
       expect(wrong).toEqual({ status: GrpcStatus.UNAUTHENTICATED, code: 'invalid_credentials', message: 'The email or password is not correct.' });
       expect(unknown).toEqual(wrong);
     });
@@ -92,13 +83,13 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { token } = await signUp(a);
       const [h, p] = token.split('.');
       const forged = `${h}.${p}.${randomBytes(32).toString('base64url')}`;
-      expect((await refusal(a.verifySession({ token: forged }))).code).toBe('invalid_session');
-      expect((await refusal(a.verifySession({ token: 'garbage' }))).code).toBe('invalid_session');
+      expect((await refusalOf(a.verifySession({ token: forged }))).code).toBe('invalid_session');
+      expect((await refusalOf(a.verifySession({ token: 'garbage' }))).code).toBe('invalid_session');
     });
 
     it('when an email registers twice, then ALREADY_EXISTS and only one account', async () => {
       const { email } = await signUp(a);
-      expect(await refusal(b.register({ email, password: 'another password' }))).toMatchObject({ status: GrpcStatus.ALREADY_EXISTS, code: 'email_taken' });
+      expect(await refusalOf(b.register({ email, password: 'another password' }))).toMatchObject({ status: GrpcStatus.ALREADY_EXISTS, code: 'email_taken' });
       expect(await raw.collection('users').countDocuments({ email })).toBe(1);
     });
   });
@@ -149,7 +140,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { app: widened } = await a.setScopes({ ownerId: user.id, id: app!.id, scopes: ['hr:read', 'stocks:read'] });
       expect(widened!.scopes).toEqual(['stocks:read', 'hr:read']);
       expect((await a.verifyApiKey({ apiKey: issued!.apiKey! })).check!.principal!.scopes).toEqual(['stocks:read', 'hr:read']);
-      expect((await refusal(a.setScopes({ ownerId: user.id, id: app!.id, scopes: ['stocks:write'] }))).code).toBe('unknown_scope');
+      expect((await refusalOf(a.setScopes({ ownerId: user.id, id: app!.id, scopes: ['stocks:write'] }))).code).toBe('unknown_scope');
     });
 
     it('when input is bad, then INVALID_ARGUMENT naming the problem and nothing is written', async () => {
@@ -163,11 +154,11 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
         [{ redirectUris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) }, 'too_many_redirect_uris'],
         [{ scopes: { scopes: ['root'] } }, 'unknown_scope'],
       ] as const) {
-        expect(await refusal(newApp(a, user.id, request as Partial<identity.CreateAppRequest>))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code });
+        expect(await refusalOf(newApp(a, user.id, request as Partial<identity.CreateAppRequest>))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code });
       }
       expect(await raw.collection('apps').countDocuments({ ownerId: user.id })).toBe(before);
-      expect((await refusal(a.getApp({ ownerId: user.id, id: 'not-an-id' }))).code).toBe('invalid_app_id');
-      expect((await refusal(a.listApps({ ownerId: '' }))).code).toBe('owner_required');
+      expect((await refusalOf(a.getApp({ ownerId: user.id, id: 'not-an-id' }))).code).toBe('invalid_app_id');
+      expect((await refusalOf(a.listApps({ ownerId: '' }))).code).toBe('owner_required');
     });
 
     it("when another user names an app, then NOT_FOUND on every operation, the same as an unknown id", async () => {
@@ -187,7 +178,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
           () => b.setScopes({ ownerId, id, scopes: [] }),
           () => b.listRequestLogs({ ownerId, id, pageSize: 10, pageToken: '' }),
         ]) {
-          expect(await refusal(call())).toEqual({ status: GrpcStatus.NOT_FOUND, code: 'app_not_found', message: 'No app with this id was found.' });
+          expect(await refusalOf(call())).toEqual({ status: GrpcStatus.NOT_FOUND, code: 'app_not_found', message: 'No app with this id was found.' });
         }
       }
       await expect(b.listApps({ ownerId: other.user.id })).resolves.toEqual({ apps: [] });
@@ -252,7 +243,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
         expect(await client.lookupApp({ appId: app!.appId })).toMatchObject({ found: true, active: false });
         expect(await client.getSigningKey({ appId: app!.appId })).toMatchObject({ found: true, active: false, apiKey: '' });
       }
-      expect((await refusal(a.rotateCredentials({ ownerId: user.id, id: app!.id }))).code).toBe('app_revoked');
+      expect((await refusalOf(a.rotateCredentials({ ownerId: user.id, id: app!.id }))).code).toBe('app_revoked');
       await expect(a.getApp({ ownerId: user.id, id: app!.id })).resolves.toMatchObject({ app: { status: REVOKED } });
     });
 
@@ -264,8 +255,8 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       await expect(a.deleteApp({ ownerId: user.id, id: app!.id, revoke: false })).resolves.toEqual({ id: app!.id, outcome: 'deleted', app: undefined });
       expect((await a.verifyApiKey({ apiKey: issued!.apiKey! })).check!.ok).toBe(false);
       await expectEventually(async () => String((await b.lookupApp({ appId: app!.appId })).found), /false/);
-      expect((await refusal(a.getApp({ ownerId: user.id, id: app!.id }))).code).toBe('app_not_found');
-      expect((await refusal(a.deleteApp({ ownerId: user.id, id: app!.id, revoke: false }))).code).toBe('app_not_found');
+      expect((await refusalOf(a.getApp({ ownerId: user.id, id: app!.id }))).code).toBe('app_not_found');
+      expect((await refusalOf(a.deleteApp({ ownerId: user.id, id: app!.id, revoke: false }))).code).toBe('app_not_found');
       expect(await raw.collection('apps').countDocuments({ _id: app!.id as never })).toBe(0);
       expect(await raw.collection('request_logs').countDocuments({ app: app!.id })).toBe(0);
     });
@@ -309,7 +300,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       expect(second.entries.map((e) => e.requestId)).toEqual(['r-1', 'r-0']);
       expect(second.nextPageToken).toBe('');
       expect(JSON.stringify(await raw.collection('request_logs').find({}).toArray())).not.toContain('ak_leak');
-      expect((await refusal(a.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 2, pageToken: 'forged' }))).code).toBe('invalid_page_token');
+      expect((await refusalOf(a.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 2, pageToken: 'forged' }))).code).toBe('invalid_page_token');
     });
 
     it('when more requests arrive than the per-app cap, then only the newest cap are kept', async () => {

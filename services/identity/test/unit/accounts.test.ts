@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWTVerifyGetKey } from 'jose';
-import { AppError } from '@sandbox/runtime';
+import { refusalOf } from '@sandbox/testing';
 import { AccountService } from '../../src/domain/accounts';
 import { throttleKey } from '../../src/domain/login-throttle';
 import { PasswordHasher } from '../../src/domain/passwords';
@@ -11,15 +11,6 @@ import { MemoryUserStore } from '../../src/stores/memory-user-store';
 
 const ISSUER = 'https://idp.example.test';
 
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('AccountService', () => {
   let now: Date;
@@ -73,11 +64,11 @@ describe('AccountService', () => {
 
   it('when the email is already registered (in any case), then email_taken', async () => {
     await accounts.register('ada@example.com', 'correct horse');
-    expect(await refusal(accounts.register('ADA@example.com', 'another pass'))).toMatchObject({ status: 6, code: 'email_taken' });
+    expect(await refusalOf(accounts.register('ADA@example.com', 'another pass'))).toMatchObject({ status: 6, code: 'email_taken' });
   });
 
   it('when the password is too short, then nothing is written', async () => {
-    expect((await refusal(accounts.register('ada@example.com', 'short'))).code).toBe('password_too_short');
+    expect((await refusalOf(accounts.register('ada@example.com', 'short'))).code).toBe('password_too_short');
     expect(await users.findByKey('password:ada@example.com')).toBeUndefined();
   });
 
@@ -85,21 +76,21 @@ describe('AccountService', () => {
     await accounts.register('ada@example.com', 'correct horse');
     const { session } = await accounts.login('ADA@example.com', 'correct horse');
     await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ email: 'ada@example.com' });
-    const wrong = await refusal(accounts.login('ada@example.com', 'wrong horse'));
-    const unknown = await refusal(accounts.login('nobody@example.com', 'correct horse'));
+    const wrong = await refusalOf(accounts.login('ada@example.com', 'wrong horse'));
+    const unknown = await refusalOf(accounts.login('nobody@example.com', 'correct horse'));
     expect(wrong).toEqual({ status: 16, code: 'invalid_credentials', message: 'The email or password is not correct.' });
     expect(unknown).toEqual(wrong);
   });
 
   it('when five sign-ins fail, then the next waits (even with the right password), and so does an unknown email', async () => {
     await accounts.register('ada@example.com', 'correct horse');
-    for (let i = 0; i < 5; i++) expect((await refusal(accounts.login('ada@example.com', 'wrong horse'))).code).toBe('invalid_credentials');
-    const locked = await refusal(accounts.login('ada@example.com', 'correct horse'));
+    for (let i = 0; i < 5; i++) expect((await refusalOf(accounts.login('ada@example.com', 'wrong horse'))).code).toBe('invalid_credentials');
+    const locked = await refusalOf(accounts.login('ada@example.com', 'correct horse'));
     expect(locked).toMatchObject({ status: 8, code: 'too_many_attempts' });
     expect(locked.message).toMatch(/try again in 1 s/);
 
-    for (let i = 0; i < 5; i++) await refusal(accounts.login('ghost@example.com', 'whatever1'));
-    expect((await refusal(accounts.login('ghost@example.com', 'whatever1'))).code).toBe('too_many_attempts');
+    for (let i = 0; i < 5; i++) await refusalOf(accounts.login('ghost@example.com', 'whatever1'));
+    expect((await refusalOf(accounts.login('ghost@example.com', 'whatever1'))).code).toBe('too_many_attempts');
 
     now = new Date(now.getTime() + 1000);
     await expect(accounts.login('ada@example.com', 'correct horse')).resolves.toBeDefined();
@@ -110,8 +101,8 @@ describe('AccountService', () => {
   it('when signed out, then the token no longer verifies (session_ended), and signing out again is refused', async () => {
     const { session } = await accounts.register('ada@example.com', 'correct horse');
     await accounts.logout(session.token);
-    expect((await refusal(accounts.verifySession(session.token))).code).toBe('session_ended');
-    expect((await refusal(accounts.logout(session.token))).code).toBe('session_ended');
+    expect((await refusalOf(accounts.verifySession(session.token))).code).toBe('session_ended');
+    expect((await refusalOf(accounts.logout(session.token))).code).toBe('session_ended');
   });
 
   it('when one of two sessions is signed out, then the other still works', async () => {
@@ -125,14 +116,14 @@ describe('AccountService', () => {
   it('when the session has expired, then session_expired, and the cleanup removes its record', async () => {
     const { session } = await accounts.register('ada@example.com', 'correct horse');
     now = new Date(now.getTime() + 3601_000);
-    expect((await refusal(accounts.verifySession(session.token))).code).toBe('session_expired');
+    expect((await refusalOf(accounts.verifySession(session.token))).code).toBe('session_expired');
     await accounts.cleanup();
     expect(await sessions.deleteExpired(now)).toBe(0); // already swept
   });
 
   it('when no token or an absurdly long one is sent, then a clear refusal', async () => {
-    expect((await refusal(accounts.verifySession(''))).code).toBe('session_required');
-    expect((await refusal(accounts.verifySession('a'.repeat(9000)))).code).toBe('invalid_session');
+    expect((await refusalOf(accounts.verifySession(''))).code).toBe('session_required');
+    expect((await refusalOf(accounts.verifySession('a'.repeat(9000)))).code).toBe('invalid_session');
   });
 
   it('when a trusted issuer user is first seen, then one account is created for them and reused after', async () => {
@@ -148,7 +139,7 @@ describe('AccountService', () => {
     const token = await externalToken('sub-9');
     await accounts.verifySession(token);
     await accounts.logout(token);
-    expect((await refusal(accounts.verifySession(token))).code).toBe('session_ended');
+    expect((await refusalOf(accounts.verifySession(token))).code).toBe('session_ended');
     await expect(accounts.verifySession(await externalToken('sub-9'))).resolves.toBeDefined();
   });
 });

@@ -1,20 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { AppError } from '@sandbox/runtime';
+import { refusalOf } from '@sandbox/testing';
 import { AppService, chosenKinds } from '../../src/domain/apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { LIMITS, PACK_SCOPES } from '../../src/domain/limits';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
 
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return { status: error.status, code: error.code };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 const NOT_FOUND = 5;
 
 describe('AppService', () => {
@@ -52,14 +43,14 @@ describe('AppService', () => {
   });
 
   it('when the name is blank or a scope unknown, then nothing is stored', async () => {
-    expect((await refusal(create('owner-a', { name: '  ' }))).code).toBe('name_required');
-    expect((await refusal(create('owner-a', { scopes: ['admin'] }))).code).toBe('unknown_scope');
+    expect((await refusalOf(create('owner-a', { name: '  ' }))).code).toBe('name_required');
+    expect((await refusalOf(create('owner-a', { scopes: ['admin'] }))).code).toBe('unknown_scope');
     expect(await store.listByOwner('owner-a')).toEqual([]);
   });
 
   it('when an owner reaches the app limit, then too_many_apps', async () => {
     for (let i = 0; i < LIMITS.appsPerOwnerMax; i++) await create('owner-a');
-    expect(await refusal(create('owner-a'))).toEqual({ status: 8, code: 'too_many_apps' });
+    expect(await refusalOf(create('owner-a'))).toMatchObject({ status: 8, code: 'too_many_apps' });
     await expect(create('owner-b')).resolves.toBeDefined();
   });
 
@@ -67,13 +58,13 @@ describe('AppService', () => {
     const { app } = await create('owner-a');
     const unknown = '0123456789abcdef01234567';
     for (const id of [app.id, unknown]) {
-      expect(await refusal(apps.get('owner-b', id))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
-      expect(await refusal(apps.delete('owner-b', id, false))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
-      expect(await refusal(apps.delete('owner-b', id, true))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
-      expect(await refusal(apps.rotate('owner-b', id, {}))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
-      expect(await refusal(apps.regenerateSecret('owner-b', id))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
-      expect(await refusal(apps.setRedirectUris('owner-b', id, []))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
-      expect(await refusal(apps.setScopes('owner-b', id, []))).toEqual({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusalOf(apps.get('owner-b', id))).toMatchObject({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusalOf(apps.delete('owner-b', id, false))).toMatchObject({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusalOf(apps.delete('owner-b', id, true))).toMatchObject({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusalOf(apps.rotate('owner-b', id, {}))).toMatchObject({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusalOf(apps.regenerateSecret('owner-b', id))).toMatchObject({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusalOf(apps.setRedirectUris('owner-b', id, []))).toMatchObject({ status: NOT_FOUND, code: 'app_not_found' });
+      expect(await refusalOf(apps.setScopes('owner-b', id, []))).toMatchObject({ status: NOT_FOUND, code: 'app_not_found' });
     }
     expect(await apps.list('owner-b')).toEqual([]);
     expect(await apps.resetOwner('owner-b')).toBe(0);
@@ -81,8 +72,8 @@ describe('AppService', () => {
   });
 
   it('when an id is malformed, then invalid_app_id before any lookup', async () => {
-    expect((await refusal(apps.get('owner-a', 'nope'))).code).toBe('invalid_app_id');
-    expect((await refusal(apps.delete('owner-a', '../x', false))).code).toBe('invalid_app_id');
+    expect((await refusalOf(apps.get('owner-a', 'nope'))).code).toBe('invalid_app_id');
+    expect((await refusalOf(apps.delete('owner-a', '../x', false))).code).toBe('invalid_app_id');
   });
 
   it('when only the API key is rotated, then only it changes, and the change is announced', async () => {
@@ -114,8 +105,8 @@ describe('AppService', () => {
     const { outcome } = await apps.delete('owner-a', app.id, true);
     expect(outcome).toBe('revoked');
     expect((await apps.get('owner-a', app.id)).status).toBe('revoked');
-    expect(await refusal(apps.rotate('owner-a', app.id, {}))).toEqual({ status: 9, code: 'app_revoked' });
-    expect((await refusal(apps.setScopes('owner-a', app.id, ['hr:read']))).code).toBe('app_revoked');
+    expect(await refusalOf(apps.rotate('owner-a', app.id, {}))).toMatchObject({ status: 9, code: 'app_revoked' });
+    expect((await refusalOf(apps.setScopes('owner-a', app.id, ['hr:read']))).code).toBe('app_revoked');
     await expect(apps.delete('owner-a', app.id, true)).resolves.toMatchObject({ outcome: 'revoked' });
   });
 
@@ -127,8 +118,8 @@ describe('AppService', () => {
     await expect(apps.delete('owner-a', app.id, false)).resolves.toEqual({ outcome: 'deleted' });
     expect(await logs.count(app.id)).toBe(0);
     expect(await logs.count(other.id)).toBe(1);
-    expect((await refusal(apps.get('owner-a', app.id))).code).toBe('app_not_found');
-    expect((await refusal(apps.delete('owner-a', app.id, false))).code).toBe('app_not_found');
+    expect((await refusalOf(apps.get('owner-a', app.id))).code).toBe('app_not_found');
+    expect((await refusalOf(apps.delete('owner-a', app.id, false))).code).toBe('app_not_found');
   });
 
   it('when redirect URIs and scopes are replaced, then the app holds exactly the new lists', async () => {
@@ -136,7 +127,7 @@ describe('AppService', () => {
     const updated = await apps.setRedirectUris('owner-a', app.id, ['https://b.example/cb', 'http://localhost:3000/cb']);
     expect(updated.redirectUris).toEqual(['https://b.example/cb', 'http://localhost:3000/cb']);
     expect((await apps.setScopes('owner-a', app.id, ['hr:read', 'fpa:read'])).scopes).toEqual(['fpa:read', 'hr:read']);
-    expect((await refusal(apps.setRedirectUris('owner-a', app.id, Array(11).fill('https://x.example/cb')))).code).toBe('too_many_redirect_uris');
+    expect((await refusalOf(apps.setRedirectUris('owner-a', app.id, Array(11).fill('https://x.example/cb')))).code).toBe('too_many_redirect_uris');
     expect((await apps.get('owner-a', app.id)).redirectUris).toEqual(['https://b.example/cb', 'http://localhost:3000/cb']);
   });
 

@@ -1,20 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { AppError } from '@sandbox/runtime';
+import { refusalOf } from '@sandbox/testing';
 import { AppService } from '../../src/domain/apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { decodePageToken, encodePageToken, newestPerApp, RequestLogService, sanitizeEntry, type RequestLogInput } from '../../src/domain/request-logs';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
 
-async function refusalCode(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusalCode = async (promise: Promise<unknown>) => (await refusalOf(promise)).code;
 
 describe('request logs', () => {
   const now = new Date('2030-01-01T00:00:00Z');

@@ -1,20 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWTVerifyGetKey } from 'jose';
-import { AppError } from '@sandbox/runtime';
+import { refusalOf } from '@sandbox/testing';
 import { SESSION_AUDIENCE, SESSION_ISSUER, SessionTokens } from '../../src/domain/session-tokens';
 
 const ISSUER = 'https://idp.example.test';
 const AUDIENCE = 'sandbox-portal';
 
-async function refusalCode(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusalCode = async (promise: Promise<unknown>) => (await refusalOf(promise)).code;
 
 describe('SessionTokens', () => {
   const key = randomBytes(32);
