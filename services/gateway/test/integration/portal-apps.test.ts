@@ -367,8 +367,8 @@ describe('app management (through the gateway)', () => {
     });
 
     it('no credential handed out appears in any process output (debug level)', async () => {
+      await eventually(async () => system.output(), (out) => out.includes('"path":"/api/apps"'), 2000);
       const output = system.output();
-      expect(output).toContain('"path":"/api/apps"');
       for (const value of issued) expect(output).not.toContain(value.slice(3));
     });
   });

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import mongoose from 'mongoose';
-import { apiRequest, isolatedMongoUrl, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
+import { apiRequest, eventually, isolatedMongoUrl, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
 
 jest.setTimeout(60_000);
 
@@ -215,9 +215,9 @@ describe('portal accounts and sessions (through the gateway)', () => {
   it('no password or session token ever appears in any process output', async () => {
     const { email: address, token } = await register();
     await request('POST', '/api/auth/login', { body: { email: address, password: 'a wrong password' } });
-    await new Promise((r) => setTimeout(r, 200));
+    // Log lines are written in chunks, at most 250 ms after they were logged.
+    await eventually(async () => system.output(), (out) => out.includes('"path":"/api/auth/login"'), 2000);
     const output = system.output();
-    expect(output).toContain('"path":"/api/auth/login"'); // the request log lines are there
     expect(output).not.toContain(PASSWORD);
     expect(output).not.toContain('a wrong password');
     expect(output).not.toContain(token.split('.')[2]);
