@@ -6,17 +6,8 @@ import { PATTERN } from './credentials';
 import { LIMITS } from './limits';
 import { appResourceId } from './validation';
 
-/** An entry as the gateway reports it. */
-export interface RequestLogInput {
-  app: string;
-  time: string;
-  method: string;
-  path: string;
-  status: number;
-  authStyle: string;
-  latencyMs: number;
-  requestId: string;
-}
+/** An entry as the gateway reports it: a stored record without its id, its time as text. */
+export type RequestLogInput = Omit<RequestLogRecord, 'id' | 'time'> & { time: string };
 
 export interface RequestLogPage {
   entries: RequestLogRecord[];
