@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
 import type { GatewayDeps } from '../deps';
 import { queryOf } from '../http/query';
 import { localsOf, pathOf } from '../http/request-context';
@@ -29,12 +28,4 @@ export async function authenticateApp(deps: GatewayDeps, req: IncomingMessage, r
     });
   });
   return auth;
-}
-
-/** The same, as express middleware (res.locals.auth). */
-export function requireApp(deps: GatewayDeps, accepted: AuthStyle[]): RequestHandler {
-  return async (req, res, next) => {
-    await authenticateApp(deps, req, res, accepted);
-    next();
-  };
 }
