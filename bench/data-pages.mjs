@@ -5,7 +5,10 @@
 // bytes is measured too, as the ceiling of any express gateway. Rounds are
 // interleaved and medians quoted, because this machine is noisy.
 //
-//   npm run build && node bench/data-pages.mjs [--rounds 3] [--duration 8]
+//   npm run build && node bench/data-pages.mjs [--rounds 3] [--duration 8] [--env NAME=VALUE ...]
+//
+// --env passes a variable to both sandboxes, e.g. --env ACCESS_LOG_LINES_PER_SECOND=1000000
+// measures the gateway writing an access line for every request.
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,11 +22,14 @@ const rounds = arg('rounds', 3);
 const duration = arg('duration', 8);
 const connections = arg('connections', 16);
 
-const sandbox = await startSandbox();
+const extraEnv = Object.fromEntries(
+  process.argv.flatMap((a, i) => (process.argv[i - 1] === '--env' ? [a.split(/=(.*)/s).slice(0, 2)] : [])),
+);
+const sandbox = await startSandbox(extraEnv);
 // The same system with the gateway's page cache off: every request renders its
 // page in the data service, so page 1 against the deep page measures the
 // rendering at depth, not the cache.
-const uncached = await startSandbox({ DATA_PAGE_CACHE_MB: '0' });
+const uncached = await startSandbox({ ...extraEnv, DATA_PAGE_CACHE_MB: '0' });
 try {
   // A learner's app in each system, registered the way the portal does it.
   const newApiKey = async (system) => {
@@ -96,6 +102,7 @@ try {
     when: new Date().toISOString(),
     machine: { cores: (await import('node:os')).cpus().length, node: process.version },
     entity: `${big.pack}/${big.name}`,
+    env: extraEnv,
     bodyBytes: body.length,
     rounds,
     duration,

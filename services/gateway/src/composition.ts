@@ -3,11 +3,13 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@sandbox/runtime';
+import { AccessLog } from './access-log';
 import { CredentialVerifier } from './auth/credential-verifier';
 import { RequestLogRecorder } from './auth/request-log-recorder';
 import { closeBackendClients, createBackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
+import { recordFinishedRequests } from './finished-requests';
 import { createHttpApp } from './http/app';
 import { createRequestListener } from './http/hot-routes';
 import { buildRoutes } from './routes';
@@ -31,8 +33,10 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
     isDraining: () => draining,
   };
   const routes = buildRoutes(deps);
-  const app = createHttpApp({ routes, logger, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
-  const listener = createRequestListener(app, routes, logger);
+  const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
+  const onFinished = recordFinishedRequests(accessLog, deps.requestLogs);
+  const app = createHttpApp({ routes, logger, onFinished, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
+  const listener = createRequestListener(app, routes, logger, onFinished);
 
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
@@ -67,6 +71,7 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
         server.closeIdleConnections();
       });
       await deps.requestLogs.stop();
+      accessLog.stop();
       closeBackendClients(clients);
       logger.info('stopped');
     },

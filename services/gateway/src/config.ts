@@ -26,6 +26,8 @@ const schema = z
     DATA_PAGE_CACHE_TTL_MS: env.milliseconds(60_000),
     /** Identity keeps this many log entries per app (same variable, same meaning): more are not sent. */
     REQUEST_LOG_CAP_PER_APP: z.coerce.number().int().min(1).max(100_000).default(1000),
+    /** Access log lines per second; past it, one summary line a second (access-log.ts). */
+    ACCESS_LOG_LINES_PER_SECOND: z.coerce.number().int().min(0).max(1_000_000).default(100),
     LOG_LEVEL: env.logLevel(),
     ...allPeerVariables(),
   })
@@ -46,6 +48,7 @@ const schema = z
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     requestLogCapPerApp: v.REQUEST_LOG_CAP_PER_APP,
     pageCache: { maxBytes: Math.round(v.DATA_PAGE_CACHE_MB * 1024 * 1024), ttlMs: v.DATA_PAGE_CACHE_TTL_MS },
+    accessLogLinesPerSecond: v.ACCESS_LOG_LINES_PER_SECOND,
     logLevel: v.LOG_LEVEL,
     peers: peerAddresses(v),
   }));

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { unauthenticated, type AppError } from '@sandbox/runtime';
 import type { BackendClients } from '../clients';
+import { whenReady, type MaybePromise } from '../maybe-async';
 import { TtlCache } from './ttl-cache';
 
 /** How a request presented its app credential; recorded in the app's request log. */
@@ -44,18 +45,20 @@ export class CredentialVerifier {
 
   /**
    * The first credential present among the accepted styles decides: a wrong one
-   * is refused, never passed over for another. Throws UNAUTHENTICATED.
+   * is refused, never passed over for another. Throws (or rejects with)
+   * UNAUTHENTICATED. A remembered answer comes back synchronously.
    */
-  async authenticate(req: IncomingMessage, query: URLSearchParams, accepted: AuthStyle[], requestId: string): Promise<Authenticated> {
+  authenticate(req: IncomingMessage, query: URLSearchParams, accepted: AuthStyle[], requestId: string): MaybePromise<Authenticated> {
     const presented = this.presented(req, query, accepted);
     if (!presented) {
       throw withChallenge(unauthenticated('missing_credentials', `Send a credential: ${describe(accepted)}.`), undefined);
     }
-    const check = await this.check(presented.style, presented.value, requestId);
-    if (!check.ok || !check.principal) {
-      throw withChallenge(unauthenticated('invalid_credentials', check.reason || 'The credential is not valid.'), 'invalid_token');
-    }
-    return { principal: check.principal, style: presented.style };
+    return whenReady(this.check(presented.style, presented.value, requestId), (check) => {
+      if (!check.ok || !check.principal) {
+        throw withChallenge(unauthenticated('invalid_credentials', check.reason || 'The credential is not valid.'), 'invalid_token');
+      }
+      return { principal: check.principal, style: presented.style };
+    });
   }
 
   private presented(req: IncomingMessage, query: URLSearchParams, accepted: AuthStyle[]): { style: AuthStyle; value: string } | undefined {
@@ -81,8 +84,8 @@ export class CredentialVerifier {
     return undefined;
   }
 
-  private check(style: AuthStyle, value: string, requestId: string): Promise<Check> {
-    if (!value) return Promise.resolve({ ok: false, reason: 'The credential is empty.' });
+  private check(style: AuthStyle, value: string, requestId: string): MaybePromise<Check> {
+    if (!value) return { ok: false, reason: 'The credential is empty.' };
     return this.cache.get(`${style}\u0000${value}`, async () => {
       const options = { requestId };
       switch (style) {

@@ -1,6 +1,12 @@
 import type { identity } from '@sandbox/contracts';
 import type { Logger } from '@sandbox/runtime';
 
+/**
+ * An entry as recorded: its time as epoch milliseconds, formatted only if the
+ * entry is sent (under load most are superseded first).
+ */
+export type RecordedRequest = Omit<identity.RequestLogEntry, 'time'> & { at: number };
+
 /** Where batches go: identity's RecordRequests, in the running gateway. */
 export type SendRequestLogs = (entries: identity.RequestLogEntry[]) => Promise<unknown>;
 
@@ -13,7 +19,7 @@ export type SendRequestLogs = (entries: identity.RequestLogEntry[]) => Promise<u
  * stored only to be trimmed at once.
  */
 export class RequestLogRecorder {
-  private pending = new Map<string, identity.RequestLogEntry[]>();
+  private pending = new Map<string, RecordedRequest[]>();
   private pendingCount = 0;
   private readonly timer: NodeJS.Timeout;
 
@@ -29,7 +35,7 @@ export class RequestLogRecorder {
     this.timer.unref();
   }
 
-  record(entry: identity.RequestLogEntry): void {
+  record(entry: RecordedRequest): void {
     let entries = this.pending.get(entry.app);
     if (!entries) {
       if (this.pendingCount >= this.maxPending) return; // identity is away: drop rather than grow without bound
@@ -42,7 +48,7 @@ export class RequestLogRecorder {
   }
 
   async flush(): Promise<void> {
-    const entries = [...this.pending.values()].flat();
+    const entries = [...this.pending.values()].flat().map(({ at, ...rest }): identity.RequestLogEntry => ({ ...rest, time: new Date(at).toISOString() }));
     this.pending = new Map();
     this.pendingCount = 0;
     for (let i = 0; i < entries.length; i += this.maxBatch) {

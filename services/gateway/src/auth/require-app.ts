@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayDeps } from '../deps';
 import { queryOf } from '../http/query';
-import { localsOf, pathOf } from '../http/request-context';
+import { localsOf } from '../http/request-context';
+import { whenReady, type MaybePromise } from '../maybe-async';
 import type { Authenticated, AuthStyle } from './credential-verifier';
 
 /** Data-endpoint styles (spec, Authentication rule 1). */
@@ -9,23 +10,13 @@ export const DATA_STYLES: AuthStyle[] = ['api_key_header', 'api_key_query', 'bea
 
 /**
  * Authenticates the app credential a request presents (throws UNAUTHENTICATED)
- * and records the request in that app's log once the response is finished.
+ * and keeps it in the request's locals, so that once the response is finished
+ * the request is recorded in that app's log (request-observer.ts).
  */
-export async function authenticateApp(deps: GatewayDeps, req: IncomingMessage, res: ServerResponse, accepted: AuthStyle[]): Promise<Authenticated> {
+export function authenticateApp(deps: GatewayDeps, req: IncomingMessage, res: ServerResponse, accepted: AuthStyle[]): MaybePromise<Authenticated> {
   const locals = localsOf(res);
-  const auth = await deps.credentials.authenticate(req, queryOf(req, res), accepted, locals.requestId);
-  locals.auth = auth;
-  res.on('finish', () => {
-    deps.requestLogs.record({
-      app: auth.principal.id,
-      time: new Date().toISOString(),
-      method: req.method ?? 'GET',
-      path: pathOf(req),
-      status: res.statusCode,
-      authStyle: auth.style,
-      latencyMs: Math.round((Number(process.hrtime.bigint() - locals.startedAt) / 1e6) * 100) / 100,
-      requestId: locals.requestId,
-    });
+  return whenReady(deps.credentials.authenticate(req, queryOf(req, res), accepted, locals.requestId), (auth) => {
+    locals.auth = auth;
+    return auth;
   });
-  return auth;
 }

@@ -1,25 +1,40 @@
+import type { MaybePromise } from '../maybe-async';
+
+interface Entry<V> {
+  pending: Promise<V>;
+  /** Set once `pending` has resolved, so later hits need not wait on a promise. */
+  settled?: { value: V };
+  expiresAt: number;
+}
+
 /**
- * A small time-bounded memo. It stores promises, so concurrent lookups of the
- * same key share one backend call; a rejected lookup is forgotten at once.
+ * A small time-bounded memo. Concurrent lookups of the same key share one
+ * backend call; a rejected lookup is forgotten at once. A hit on a settled
+ * entry returns the value itself rather than a promise (see maybe-async.ts).
  */
 export class TtlCache<V> {
-  private readonly entries = new Map<string, { value: Promise<V>; expiresAt: number }>();
+  private readonly entries = new Map<string, Entry<V>>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
   ) {}
 
-  get(key: string, load: () => Promise<V>): Promise<V> {
+  get(key: string, load: () => Promise<V>): MaybePromise<V> {
     if (this.ttlMs <= 0) return load();
     const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
+    if (hit && hit.expiresAt > now) return hit.settled ? hit.settled.value : hit.pending;
     if (this.entries.size >= this.maxEntries) this.evictExpiredOrOldest(now);
-    const value = load();
-    this.entries.set(key, { value, expiresAt: now + this.ttlMs });
-    value.catch(() => this.entries.delete(key));
-    return value;
+    const entry: Entry<V> = { pending: load(), expiresAt: now + this.ttlMs };
+    this.entries.set(key, entry);
+    entry.pending.then(
+      (value) => (entry.settled = { value }),
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    return entry.pending;
   }
 
   private evictExpiredOrOldest(now: number): void {

@@ -7,15 +7,23 @@ export interface CachedPage {
   scope: string;
 }
 
+interface Entry {
+  page: CachedPage;
+  expiresAt: number;
+  /** Set by a hit; the eviction scan gives such an entry a second chance instead of dropping it. */
+  used: boolean;
+}
+
 /**
  * Pages are a pure function of the request and the dataset version, so the
  * gateway keeps recent ones: a paging client's repeated and shared pages then
- * cost no gRPC call. Bounded by bytes (least recently used goes first) and by
- * age, so a new dataset version rolled out behind the gateway is served
- * within one TTL.
+ * cost no gRPC call. Bounded by bytes and by age, so a new dataset version
+ * rolled out behind the gateway is served within one TTL. Eviction is
+ * "second chance" (CLOCK), an approximation of least-recently-used that costs
+ * a hit one flag instead of moving its entry in the map on every request.
  */
 export class PageCache {
-  private readonly entries = new Map<string, { page: CachedPage; expiresAt: number }>();
+  private readonly entries = new Map<string, Entry>();
   private bytes = 0;
 
   constructor(
@@ -30,9 +38,7 @@ export class PageCache {
       this.remove(key, entry.page);
       return undefined;
     }
-    // Re-insert to mark it most recently used (a Map iterates in insertion order).
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    entry.used = true;
     return entry.page;
   }
 
@@ -41,16 +47,27 @@ export class PageCache {
     if (this.maxBytes <= 0 || size > this.maxBytes / 4) return; // one huge page must not flush everything else
     const existing = this.entries.get(key);
     if (existing) this.remove(key, existing.page);
-    this.entries.set(key, { page, expiresAt: Date.now() + this.ttlMs });
+    this.entries.set(key, { page, expiresAt: Date.now() + this.ttlMs, used: false });
     this.bytes += size;
-    for (const [oldest, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.remove(oldest, entry.page);
-    }
+    this.evictOverBudget();
   }
 
   get size(): { entries: number; bytes: number } {
     return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  /** Oldest first (a Map iterates in insertion order); a used entry is moved to the back once, unflagged. */
+  private evictOverBudget(): void {
+    while (this.bytes > this.maxBytes) {
+      const [key, entry] = this.entries.entries().next().value as [string, Entry];
+      if (entry.used) {
+        entry.used = false;
+        this.entries.delete(key);
+        this.entries.set(key, entry);
+      } else {
+        this.remove(key, entry.page);
+      }
+    }
   }
 
   private remove(key: string, page: CachedPage): void {

@@ -1,13 +1,14 @@
 import express, { type Express } from 'express';
 import type { Logger } from '@sandbox/runtime';
-import { cors } from './cors';
+import { corsPreflight } from './cors';
 import { errorHandler, notFoundHandler, sendError } from './error-response';
-import { requestContext } from './request-context';
+import { requestContext, type OnRequestFinished } from './request-context';
 import { allowedMethods, type RouteDef } from './route-table';
 
 export interface HttpAppOptions {
   routes: RouteDef[];
   logger: Logger;
+  onFinished: OnRequestFinished;
   bodyLimit: string;
   trustProxy: boolean;
 }
@@ -19,8 +20,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set('etag', false); // responses that need an ETag compute a strong one themselves
   app.set('trust proxy', options.trustProxy);
   app.set('query parser', false); // handlers read URLSearchParams through query.ts
-  app.use(requestContext(options.logger));
-  app.use(cors);
+  app.use(requestContext(options.onFinished));
+  app.use(corsPreflight);
   app.use(express.json({ limit: options.bodyLimit }));
   app.use(express.urlencoded({ limit: options.bodyLimit, extended: false }));
 

@@ -1,20 +1,18 @@
-import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 
 /**
  * The sandbox is called from learners' pages on any origin, with credentials in
  * headers (never cookies), so every origin is allowed without credentials.
  * Clients need to read the paging and tracing headers, so those are exposed.
+ * Every response carries these (request-context.ts commonHeaders).
  */
-const EXPOSED = ['Link', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Retry-After', 'Location'].join(', ');
+export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': ['Link', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Retry-After', 'Location'].join(', '),
+});
 
-export function setCorsHeaders(res: ServerResponse): void {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', EXPOSED);
-}
-
-export const cors: RequestHandler = (req, res, next) => {
-  setCorsHeaders(res);
+/** Answers CORS preflight requests for any path. */
+export const corsPreflight: RequestHandler = (req, res, next) => {
   if (req.method === 'OPTIONS' && req.get('Access-Control-Request-Method')) {
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
     const requested = req.get('Access-Control-Request-Headers');

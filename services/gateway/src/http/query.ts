@@ -28,9 +28,18 @@ export function singleQueryParam(req: IncomingMessage, name: string): string | u
   return singleParam(queryOf(req, (req as IncomingMessage & { res: ServerResponse }).res), name);
 }
 
-/** Query parameters other than `known` (first value of each). */
-export function otherParams(query: URLSearchParams, known: ReadonlySet<string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of query) if (!known.has(name) && !(name in out)) out[name] = value;
-  return out;
+/**
+ * In one pass: the parameters named in `names`, each allowed at most once (as
+ * singleParam), and the first value of every other parameter.
+ */
+export function splitParams<N extends string>(query: URLSearchParams, names: ReadonlySet<N>): { own: Partial<Record<N, string>>; others: Record<string, string> } {
+  const own: Partial<Record<N, string>> = {};
+  const others: Record<string, string> = {};
+  query.forEach((value, name) => {
+    if (names.has(name as N)) {
+      if (Object.hasOwn(own, name)) throw badRequest('invalid_parameter', `${name} must be given once.`);
+      own[name as N] = value;
+    } else if (!Object.hasOwn(others, name)) others[name] = value;
+  });
+  return { own, others };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
 
@@ -21,8 +21,21 @@ export interface RouteDef {
   hot?: HotHandler;
 }
 
-/** A hot route's handler: plain node request and response, decoded path parameters. */
-export type HotHandler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => Promise<void>;
+/** What a hot handler answers; the request id and CORS headers are added for it (hot-routes.ts). */
+export interface HotResponse {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  /** Omitted for 304; node leaves it out of HEAD responses itself. */
+  body?: Uint8Array;
+}
+
+/**
+ * A hot route's handler: plain node request and response (for its locals and
+ * close event), decoded path parameters. It returns its answer rather than
+ * writing it, synchronously when it can, and throws (or rejects) with an
+ * AppError to answer in the one error shape.
+ */
+export type HotHandler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => HotResponse | Promise<HotResponse>;
 
 export function hotRoute(path: string, summary: string, handler: HotHandler): RouteDef {
   return { methods: ['GET'], path, summary, handlers: [], hot: handler };

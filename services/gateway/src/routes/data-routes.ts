@@ -1,16 +1,18 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { authenticateApp, DATA_STYLES } from '../auth/require-app';
 import { PageCache, type CachedPage } from '../data-pages/page-cache';
 import type { GatewayDeps } from '../deps';
 import { matchesIfNoneMatch } from '../http/conditional';
 import { publicBaseUrl } from '../http/public-url';
-import { otherParams, queryOf, singleParam } from '../http/query';
+import { queryOf, splitParams } from '../http/query';
 import { localsOf } from '../http/request-context';
-import { hotRoute, route, withAuth, type RouteDef } from '../http/route-table';
+import { hotRoute, route, withAuth, type HotHandler, type HotResponse, type RouteDef } from '../http/route-table';
+import { whenReady } from '../maybe-async';
 
 /** The data endpoint's own parameters; anything else (e.g. api_key) is kept in next links. */
 const PAGE_PARAMS = ['shape', 'page', 'page_size', 'offset', 'limit', 'cursor', 'pageToken', 'paginate'] as const;
-const KNOWN = new Set<string>(PAGE_PARAMS);
+type PageParam = (typeof PAGE_PARAMS)[number];
+const PAGE_PARAM_SET: ReadonlySet<PageParam> = new Set(PAGE_PARAMS);
 
 function sendJsonBytes(res: ServerResponse, body: Uint8Array): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -22,49 +24,39 @@ export function dataRoutes(deps: GatewayDeps): RouteDef[] {
   const { data } = deps.clients;
   const cache = new PageCache(deps.config.pageCache.maxBytes, deps.config.pageCache.ttlMs);
 
-  const page = async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => {
-    const auth = await authenticateApp(deps, req, res, DATA_STYLES);
-    const query = queryOf(req, res);
-    const values = Object.fromEntries(PAGE_PARAMS.map((name) => [name, singleParam(query, name)]));
-    const baseUrl = publicBaseUrl(req, deps.config);
-    const passthroughQuery = otherParams(query, KNOWN);
-    const key = pageCacheKey(params, baseUrl, values, passthroughQuery);
-
-    let found: CachedPage | undefined = cache.get(key);
-    if (!found || !auth.principal.scopes.includes(found.scope)) {
-      // A miss, or a caller without the scope: the data service decides (and answers 403 itself).
-      found = await data.getPage(
-        {
-          pack: params.pack,
-          entity: params.entity,
-          shape: values.shape,
-          page: values.page,
-          pageSize: values.page_size,
-          offset: values.offset,
-          limit: values.limit,
-          cursor: values.cursor,
-          pageToken: values.pageToken,
-          paginate: values.paginate,
-          grantedScopes: auth.principal.scopes,
-          baseUrl,
-          passthroughQuery,
-        },
-        { requestId: localsOf(res).requestId, signal: closedSignal(res) },
-      );
-      cache.set(key, found);
-    }
-    const notModified = matchesIfNoneMatch(req, found.etag);
-    // One writeHead: on this route every setHeader call is a measurable share of the request.
-    res.writeHead(notModified ? 304 : 200, {
-      ETag: found.etag,
-      // Deterministic data, but behind credentials: caches may keep it per user and must revalidate.
-      'Cache-Control': 'private, no-cache',
-      Vary: 'Authorization, X-Api-Key',
-      ...(found.link ? { Link: found.link } : {}),
-      ...(notModified ? {} : { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': found.bodyJson.byteLength }),
-    });
-    res.end(notModified ? undefined : found.bodyJson);
+  /** The service's page, for a cache miss or a caller without the cached page's scope (the service answers 403 itself). */
+  const fetchPage = async (res: ServerResponse, request: PageRequest, scopes: string[]): Promise<CachedPage> => {
+    const { params, own } = request;
+    const found = await data.getPage(
+      {
+        pack: params.pack,
+        entity: params.entity,
+        shape: own.shape,
+        page: own.page,
+        pageSize: own.page_size,
+        offset: own.offset,
+        limit: own.limit,
+        cursor: own.cursor,
+        pageToken: own.pageToken,
+        paginate: own.paginate,
+        grantedScopes: scopes,
+        baseUrl: request.baseUrl,
+        passthroughQuery: request.passthroughQuery,
+      },
+      { requestId: localsOf(res).requestId, signal: closedSignal(res) },
+    );
+    cache.set(request.cacheKey, found);
+    return found;
   };
+
+  // Synchronous when both the credential and the page are cached (see maybe-async.ts).
+  const page: HotHandler = (req, res, params) =>
+    whenReady(authenticateApp(deps, req, res, DATA_STYLES), (auth) => {
+      const request = readPageRequest(req, res, params, deps);
+      const cached = cache.get(request.cacheKey);
+      const found = cached && auth.principal.scopes.includes(cached.scope) ? cached : fetchPage(res, request, auth.principal.scopes);
+      return whenReady(found, (p) => pageResponse(req, p));
+    });
 
   return [
     route('GET', '/playground/data', 'Catalog of packs, entities, shapes and pagination styles.', async (req, res) => {
@@ -82,12 +74,38 @@ export function dataRoutes(deps: GatewayDeps): RouteDef[] {
   ];
 }
 
-/** Everything a page's bytes depend on, and nothing else (not the credential's owner). */
-function pageCacheKey(params: Record<string, string>, baseUrl: string, values: Record<string, string | undefined>, passthrough: Record<string, string>): string {
-  let key = `${params.pack}\u0000${params.entity}\u0000${baseUrl}`;
-  for (const name of PAGE_PARAMS) key += `\u0000${values[name] ?? '\u0001'}`;
-  for (const name of Object.keys(passthrough).sort()) key += `\u0000${name}=${passthrough[name]}`;
-  return key;
+interface PageRequest {
+  params: Record<string, string>;
+  own: Partial<Record<PageParam, string>>;
+  baseUrl: string;
+  /** Parameters the page does not read (e.g. api_key), kept in its next links. */
+  passthroughQuery: Record<string, string>;
+  /** Everything the page's bytes depend on, and nothing else (not the credential's owner). */
+  cacheKey: string;
+}
+
+function readPageRequest(req: IncomingMessage, res: ServerResponse, params: Record<string, string>, deps: GatewayDeps): PageRequest {
+  const { own, others } = splitParams(queryOf(req, res), PAGE_PARAM_SET);
+  const baseUrl = publicBaseUrl(req, deps.config);
+  let cacheKey = `${params.pack}\u0000${params.entity}\u0000${baseUrl}`;
+  for (const name of PAGE_PARAMS) cacheKey += `\u0000${own[name] ?? '\u0001'}`;
+  for (const name of Object.keys(others).sort()) cacheKey += `\u0000${name}=${others[name]}`;
+  return { params, own, baseUrl, passthroughQuery: others, cacheKey };
+}
+
+function pageResponse(req: IncomingMessage, page: CachedPage): HotResponse {
+  const notModified = matchesIfNoneMatch(req, page.etag);
+  const headers: OutgoingHttpHeaders = {
+    ETag: page.etag,
+    // Deterministic data, but behind credentials: caches may keep it per user and must revalidate.
+    'Cache-Control': 'private, no-cache',
+    Vary: 'Authorization, X-Api-Key',
+  };
+  if (page.link) headers.Link = page.link;
+  if (notModified) return { status: 304, headers };
+  headers['Content-Type'] = 'application/json; charset=utf-8';
+  headers['Content-Length'] = page.bodyJson.byteLength;
+  return { status: 200, headers, body: page.bodyJson };
 }
 
 /** Aborts when the client goes away before the answer, so the service call is cancelled too. */

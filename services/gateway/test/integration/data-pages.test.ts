@@ -200,6 +200,26 @@ describe('access to the data endpoint', () => {
     expect(res.json().error.code).toBe('missing_credentials');
   });
 
+  it('a refusal carries the request id and the CORS headers, like every response', async () => {
+    const res = await rawRequest(url(), { headers: { 'X-Request-Id': 'refused-1', Origin: 'https://learner.example' } });
+    expect(res.status).toBe(401);
+    expect(res.headers['x-request-id']).toBe('refused-1');
+    expect(res.json().error.requestId).toBe('refused-1');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-expose-headers']).toContain('WWW-Authenticate');
+  });
+
+  it('a CORS preflight for the API key header is answered 204, so browsers may send it', async () => {
+    const res = await rawRequest(url(), {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://learner.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-methods']).toContain('GET');
+    expect(res.headers['access-control-allow-headers']).toBe('x-api-key');
+  });
+
   it('when a wrong API key is sent, then 401 invalid_credentials', async () => {
     const res = await rawRequest(url(), { headers: { 'x-api-key': 'ak_not_a_real_key_at_all' } });
     expect(res.status).toBe(401);
@@ -291,6 +311,24 @@ describe('parameters, cursors and tokens', () => {
     const cached = await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page=2&page_size=10`, { headers: { 'x-api-key': app.apiKey, 'If-None-Match': a.headers.etag as string } });
     expect(cached.status).toBe(304);
     expect(cached.body).toBe('');
+    expect(cached.headers.etag).toBe(a.headers.etag);
+    expect(cached.headers['x-request-id']).toEqual(expect.any(String));
+  });
+
+  it('HEAD answers the headers of GET without a body', async () => {
+    const full = await get('?page=3&page_size=10');
+    const head = await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page=3&page_size=10`, { method: 'HEAD', headers: { 'x-api-key': app.apiKey } });
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(full.body)));
+    expect(head.headers.etag).toBe(full.headers.etag);
+  });
+
+  it('a parameter the page does not read is kept in nextLink, whatever its name', async () => {
+    const res = await get('?page_size=5&constructor=x&toString=y&campaign=spring');
+    expect(res.status).toBe(200);
+    const next = new URL(res.json().nextLink);
+    expect([...next.searchParams.keys()]).toEqual(expect.arrayContaining(['constructor', 'toString', 'campaign']));
   });
 
   it('behind a trusted proxy, nextLink and next_url use the forwarded scheme, host and prefix', async () => {

@@ -312,7 +312,7 @@ describe('app management (through the gateway)', () => {
       expect(page.entries).toHaveLength(2);
       expect(page.nextPageToken).toEqual(expect.any(String));
       expect(page.entries[0]).toEqual({
-        time: expect.any(String),
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         method: 'GET',
         path: '/playground/data/nope/nothing',
         status: 404,

@@ -1,6 +1,6 @@
 import type { identity } from '@sandbox/contracts';
 import { createLogger } from '@sandbox/runtime';
-import { RequestLogRecorder } from '../../src/auth/request-log-recorder';
+import { RequestLogRecorder, type RecordedRequest } from '../../src/auth/request-log-recorder';
 
 /** A sink that keeps the batches it is given. */
 function collectingClients() {
@@ -8,7 +8,7 @@ function collectingClients() {
   const clients = async (entries: identity.RequestLogEntry[]) => void batches.push(entries);
   return { clients, batches };
 }
-const entry = (app: string, n: number): identity.RequestLogEntry => ({ app, time: new Date(n).toISOString(), method: 'GET', path: `/p/${n}`, status: 200, authStyle: 'api_key_header', latencyMs: 1, requestId: `r${n}` });
+const entry = (app: string, n: number): RecordedRequest => ({ app, at: n, method: 'GET', path: `/p/${n}`, status: 200, authStyle: 'api_key_header', latencyMs: 1, requestId: `r${n}` });
 
 describe('RequestLogRecorder', () => {
   const logger = createLogger('test', 'silent');
@@ -22,6 +22,7 @@ describe('RequestLogRecorder', () => {
     const sent = batches.flat();
     expect(sent.filter((e) => e.app === 'a').map((e) => e.requestId)).toEqual(['r4', 'r5', 'r6']);
     expect(sent.filter((e) => e.app === 'b')).toHaveLength(1);
+    expect(sent.find((e) => e.requestId === 'r4')?.time).toBe('1970-01-01T00:00:00.004Z');
     expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(2);
   });
 

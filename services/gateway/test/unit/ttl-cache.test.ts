@@ -9,6 +9,13 @@ describe('TtlCache', () => {
     expect(calls).toBe(1);
   });
 
+  it('when a remembered answer has arrived, then a hit returns it directly, not a promise', async () => {
+    const cache = new TtlCache<number>(1000);
+    expect(cache.get('a', async () => 1)).toBeInstanceOf(Promise);
+    await new Promise((r) => setImmediate(r));
+    expect(cache.get('a', async () => 2)).toBe(1);
+  });
+
   it('when the TTL has passed, then the loader runs again', async () => {
     const cache = new TtlCache<number>(30);
     let calls = 0;
