@@ -4,6 +4,8 @@ export interface Refusal {
   status: number;
   code: string;
   message: string;
+  /** Only when the refusal says when to retry. */
+  retryAfterSeconds?: number;
 }
 
 /** The AppError a call was refused with; fails the test when it was not refused (or failed otherwise). */
@@ -11,7 +13,10 @@ export async function refusalOf(promise: Promise<unknown> | (() => unknown)): Pr
   try {
     await (typeof promise === 'function' ? promise() : promise);
   } catch (error) {
-    if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
+    if (error instanceof AppError) {
+      const { status, code, message, retryAfterSeconds } = error;
+      return retryAfterSeconds === undefined ? { status, code, message } : { status, code, message, retryAfterSeconds };
+    }
     throw error;
   }
   throw new Error('expected a refusal');

@@ -4,6 +4,8 @@ export { GrpcStatus };
 
 /** Trailer that carries the machine-readable error code across gRPC. */
 export const ERROR_CODE_KEY = 'error-code';
+/** Trailer that carries how many seconds a caller should wait before trying again (HTTP Retry-After). */
+export const RETRY_AFTER_KEY = 'retry-after';
 
 /**
  * The one error type domain code throws. `status` is what the caller gets over
@@ -12,12 +14,20 @@ export const ERROR_CODE_KEY = 'error-code';
  */
 export class AppError extends Error {
   override name = 'AppError';
+  /** Whole seconds until a retry can succeed, when the refusal knows it (a throttle). */
+  retryAfterSeconds?: number;
   constructor(
     readonly status: GrpcStatus,
     readonly code: string,
     message: string,
   ) {
     super(message);
+  }
+
+  /** The same error, saying when to try again. */
+  retryAfter(seconds: number): this {
+    this.retryAfterSeconds = Math.max(1, Math.ceil(seconds));
+    return this;
   }
 }
 
@@ -34,13 +44,18 @@ export const unavailable = (code: string, message: string) => new AppError(GrpcS
 export function toServiceError(error: AppError): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(ERROR_CODE_KEY, error.code);
+  if (error.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfterSeconds));
   return { code: error.status, details: error.message, metadata };
 }
 
 /** Client side: a gRPC failure back as an AppError, whatever produced it. */
 export function fromServiceError(error: ServiceError, peer: string): AppError {
   const code = error.metadata?.get(ERROR_CODE_KEY)[0];
-  if (typeof code === 'string') return new AppError(error.code, code, error.details);
+  if (typeof code === 'string') {
+    const appError = new AppError(error.code, code, error.details);
+    const retryAfter = Number(error.metadata.get(RETRY_AFTER_KEY)[0]);
+    return Number.isInteger(retryAfter) && retryAfter > 0 ? appError.retryAfter(retryAfter) : appError;
+  }
   switch (error.code) {
     case GrpcStatus.UNAVAILABLE:
       return new AppError(GrpcStatus.UNAVAILABLE, 'service_unavailable', `The ${peer} service is unavailable.`);

@@ -1,5 +1,5 @@
 import { Metadata, type ServiceError } from '@grpc/grpc-js';
-import { AppError, ERROR_CODE_KEY, fromServiceError, GrpcStatus, notFound, toServiceError } from '@sandbox/runtime';
+import { AppError, ERROR_CODE_KEY, fromServiceError, GrpcStatus, notFound, resourceExhausted, toServiceError } from '@sandbox/runtime';
 
 function serviceError(code: GrpcStatus, details: string, errorCode?: string): ServiceError {
   const metadata = new Metadata();
@@ -13,6 +13,13 @@ describe('errors across gRPC', () => {
     const received = fromServiceError(serviceError(sent.code!, sent.details!, sent.metadata!.get(ERROR_CODE_KEY)[0] as string), 'data');
     expect(received).toBeInstanceOf(AppError);
     expect(received).toMatchObject({ status: GrpcStatus.NOT_FOUND, code: 'unknown_pack', message: 'There is no pack "x".' });
+  });
+
+  it('when a throttle says when to retry, then the delay crosses the wire in whole seconds', () => {
+    const sent = toServiceError(resourceExhausted('too_many_attempts', 'Slow down.').retryAfter(1.2));
+    const received = fromServiceError(Object.assign(new Error('Slow down.'), { code: sent.code!, details: sent.details!, metadata: sent.metadata! }), 'identity');
+    expect(received).toMatchObject({ code: 'too_many_attempts', retryAfterSeconds: 2 });
+    expect(fromServiceError(serviceError(GrpcStatus.NOT_FOUND, 'gone', 'unknown_app'), 'identity').retryAfterSeconds).toBeUndefined();
   });
 
   it('when a peer is unreachable, then the error names the peer and says unavailable', () => {

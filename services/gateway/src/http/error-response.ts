@@ -47,6 +47,7 @@ export function renderError(res: ServerResponse, error: unknown, logger: Logger,
       const challenge = (error as AppError & { challenge?: string }).challenge;
       res.setHeader('WWW-Authenticate', challenge ?? 'Bearer realm="training-sandbox"');
     }
+    if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
     if (status >= 500) logger.warn({ requestId, code: error.code }, error.message);
     sendError(res, status, error.code, error.message);
     return;

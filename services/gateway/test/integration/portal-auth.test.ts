@@ -128,6 +128,8 @@ describe('portal accounts and sessions (through the gateway)', () => {
       const locked = await request('POST', '/api/auth/login', { body: { email: address, password: PASSWORD } });
       expectError(locked, 429, 'too_many_attempts');
       expect(locked.json().error.message).toMatch(/try again in \d+ s/);
+      // RFC 9110 §10.2.3: the same wait, in seconds, for clients that honour Retry-After.
+      expect(locked.headers['retry-after']).toBe(locked.json().error.message.match(/try again in (\d+) s/)[1]);
       // Other accounts are not affected.
       const { email: other } = await register();
       expect((await request('POST', '/api/auth/login', { body: { email: other, password: PASSWORD } })).status).toBe(200);

@@ -66,7 +66,7 @@ export class AccountService {
     const attempts = await this.deps.attempts.get(key, windowStart(this.now()));
     const waitMs = lockedForMs(attempts, this.now());
     if (waitMs > 0) {
-      throw resourceExhausted('too_many_attempts', `Too many failed sign-ins for this email; try again in ${Math.ceil(waitMs / 1000)} s.`);
+      throw resourceExhausted('too_many_attempts', `Too many failed sign-ins for this email; try again in ${Math.ceil(waitMs / 1000)} s.`).retryAfter(waitMs / 1000);
     }
     const user = await this.deps.users.findByKey(localKey(email));
     const ok = user?.passwordHash

@@ -86,7 +86,7 @@ describe('AccountService', () => {
     await accounts.register('ada@example.com', 'correct horse');
     for (let i = 0; i < 5; i++) expect((await refusalOf(accounts.login('ada@example.com', 'wrong horse'))).code).toBe('invalid_credentials');
     const locked = await refusalOf(accounts.login('ada@example.com', 'correct horse'));
-    expect(locked).toMatchObject({ status: 8, code: 'too_many_attempts' });
+    expect(locked).toMatchObject({ status: 8, code: 'too_many_attempts', retryAfterSeconds: 1 });
     expect(locked.message).toMatch(/try again in 1 s/);
 
     for (let i = 0; i < 5; i++) await refusalOf(accounts.login('ghost@example.com', 'whatever1'));
