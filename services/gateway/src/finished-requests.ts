@@ -1,5 +1,4 @@
 import type { AccessLog } from './access-log';
-import type { Authenticated } from './auth/credential-verifier';
 import type { RequestLogRecorder } from './auth/request-log-recorder';
 import { pathOf, type OnRequestFinished } from './http/request-context';
 
@@ -13,7 +12,7 @@ export function recordFinishedRequests(accessLog: AccessLog, requestLogs: Reques
   return ({ req, res, locals, latencyMs }) => {
     const path = pathOf(req);
     accessLog.write({ requestId: locals.requestId, method: req.method, path, status: res.statusCode, ms: latencyMs });
-    const auth = locals.auth as Authenticated | undefined;
+    const { auth } = locals;
     if (auth) {
       requestLogs.record({
         app: auth.principal.id,

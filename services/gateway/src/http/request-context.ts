@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+import type { Authenticated } from '../auth/credential-verifier';
 import { CORS_HEADERS } from './cors';
 
 /** A caller-supplied id is kept only when it is short and plain, so it is safe in logs and headers. */
@@ -11,6 +12,8 @@ export interface RequestLocals {
   requestId: string;
   startedAt: bigint;
   query?: URLSearchParams;
+  /** The app credential the request presented, once authenticated (require-app.ts). */
+  auth?: Authenticated;
   [key: string]: unknown;
 }
 
