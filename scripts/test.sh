@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command (`npm test`): real Redis and a real MongoDB-wire server
-# (provisioned and started here unless MONGO_URL and REDIS_URL are given), a
-# fresh build, type-checked tests, then every jest project. Ends with one line
+# (provisioned and started here unless MONGO_URL and REDIS_URL are given),
+# pinned third-party clients for the interoperability tests, a fresh build, type-checked tests, then every jest project. Ends with one line
 # "N passed, N failed". Exits non-zero when anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,7 @@ if [ -z "${MONGO_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
 fi
 
 ensure_helm   # the chart tests render deploy/helm with a real helm
+ensure_python_clients   # third-party clients for the interoperability tests
 npm run build --silent
 npx tsc -p tsconfig.test.json
 

@@ -38,6 +38,22 @@ ensure_ferretdb() {
   rm -rf "$src"
 }
 
+# The interoperability tests drive third-party clients; Python's requests is
+# the one a Python learner reaches for. It is pinned, in a virtual environment
+# of the project's own, so the tests never depend on what else is installed.
+PYTHON_REQUESTS_VERSION=2.32.3
+PYTHON_CLIENTS_DIR="$TOOLS_DIR/python-clients"
+ensure_python_clients() {
+  local marker="$PYTHON_CLIENTS_DIR/.requests-$PYTHON_REQUESTS_VERSION"
+  [ -f "$marker" ] && return 0
+  command -v python3 >/dev/null 2>&1 || { echo "provision: python3 is needed for the Python client tests" >&2; return 1; }
+  echo "provision: installing requests $PYTHON_REQUESTS_VERSION (PyPI) into $PYTHON_CLIENTS_DIR" >&2
+  rm -rf "$PYTHON_CLIENTS_DIR"
+  python3 -m venv "$PYTHON_CLIENTS_DIR" >&2 || { echo "provision: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
+  "$PYTHON_CLIENTS_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "requests==$PYTHON_REQUESTS_VERSION" >&2 || return 1
+  touch "$marker"
+}
+
 free_port() {
   node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
 }

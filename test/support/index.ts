@@ -4,3 +4,4 @@ export * from './system';
 export * from './http';
 export * from './portal';
 export * from './refusal';
+export * from './python';
