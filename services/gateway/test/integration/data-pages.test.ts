@@ -315,6 +315,20 @@ describe('parameters, cursors and tokens', () => {
     expect(cached.headers['x-request-id']).toEqual(expect.any(String));
   });
 
+  it('a page answered from the gateway\'s cache has the status, headers and bytes of the page first fetched', async () => {
+    // A query no other test asks, so the first answer is a cache miss (the service renders it) and the second a hit.
+    const query = '?paginate=link&page_size=7&shape=nested';
+    const miss = await get(query);
+    const hit = await get(query);
+    const comparable = (res: typeof miss) => {
+      const { date, 'x-request-id': requestId, ...headers } = res.headers;
+      expect(requestId).toEqual(expect.any(String));
+      return { status: res.status, headers, body: res.body };
+    };
+    expect(comparable(hit)).toEqual(comparable(miss));
+    expect(miss.headers.link).toContain('rel="next"');
+  });
+
   it('HEAD answers the headers of GET without a body', async () => {
     const full = await get('?page=3&page_size=10');
     const head = await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page=3&page_size=10`, { method: 'HEAD', headers: { 'x-api-key': app.apiKey } });
