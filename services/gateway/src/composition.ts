@@ -11,6 +11,7 @@ import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { recordFinishedRequests } from './finished-requests';
 import { createHttpApp } from './http/app';
+import { answerClientError } from './http/client-error';
 import { createRequestListener } from './http/hot-routes';
 import { buildRoutes } from './routes';
 
@@ -41,6 +42,7 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
     : http.createServer(listener);
+  server.on('clientError', answerClientError);
   // Longer than the idle timeout of common load balancers, so they close first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -49,7 +49,8 @@ function serve(
   try {
     const answer = handler(req, res, decodeParams(raw));
     // A handler answers synchronously when everything it needs is cached: no promise, no microtask.
-    if (answer instanceof Promise) answer.then((a) => write(res, locals, a), fail);
+    // (A failure while writing, e.g. a header node refuses, is rendered too, never left unhandled.)
+    if (answer instanceof Promise) answer.then((a) => write(res, locals, a)).catch(fail);
     else write(res, locals, answer);
   } catch (error) {
     fail(error);

@@ -1,5 +1,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, freePort, isolatedMongoUrl, rawRequest, requireStoreUrls, type RunningSystem, startSystem } from '@sandbox/testing';
@@ -80,6 +82,18 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
     expect(res.body).not.toMatch(/at .+\.js:\d+/);
   });
 
+  it.each([
+    ['a raw non-ASCII character in the URL', 'GET /health?name=\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
+    ['not HTTP at all', 'HELLO THERE\r\n\r\n', 400, 'malformed_request'],
+    ['headers larger than node accepts', `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+  ])('a request the HTTP parser refuses (%s) is answered in the error shape', async (_what, request, status, code) => {
+    const answer = await rawSocketExchange(system.baseUrl, request);
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`);
+    expect(head).toMatch(/\r\ncontent-type: application\/json; charset=utf-8/i);
+    expect(JSON.parse(body)).toEqual({ error: { code, message: expect.any(String), requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+  });
+
   it('an oversized body is a 413 in the error shape', async () => {
     const body = JSON.stringify({ blob: 'x'.repeat(1_100_000) });
     const res = await rawRequest(`${system.baseUrl}/health`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
@@ -128,6 +142,19 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
     }
   });
 });
+
+/** Writes bytes as they are (no client library would send a malformed request) and reads until the server closes. */
+function rawSocketExchange(baseUrl: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(Buffer.from(request, 'utf8')));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
 
 describe('configuration fails fast', () => {
   it.each([
