@@ -103,7 +103,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     users: stores.users,
     sessions: stores.sessions,
     attempts: stores.attempts,
-    hasher: new PasswordHasher(),
+    hasher: new PasswordHasher(config.passwordHashing),
     tokens: new SessionTokens(keys.session, config.sessionTtlSeconds, external),
   });
   const apps = new AppService({ apps: stores.apps, logs: stores.logs, crypto, onChange: () => verifier.invalidate() });

@@ -29,6 +29,9 @@ const schema = z
      * replica within a second; hence the upper bound.
      */
     VERIFICATION_CACHE_MS: z.coerce.number().int().min(0).max(500).default(500),
+    /** Password hashes (scrypt) computed at once, and how many may wait; beyond that sign-ins get 429 with Retry-After. */
+    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
     LOG_LEVEL: env.logLevel(),
   })
   .superRefine((v, ctx) => {
@@ -58,6 +61,7 @@ const schema = z
         ? { issuer: v.EXTERNAL_IDP_ISSUER, jwksUrl: v.EXTERNAL_IDP_JWKS_URL, audience: v.EXTERNAL_IDP_AUDIENCE }
         : undefined,
     requestLogCapPerApp: v.REQUEST_LOG_CAP_PER_APP,
+    passwordHashing: { concurrency: v.PASSWORD_HASH_CONCURRENCY, maxWaiting: v.PASSWORD_HASH_QUEUE },
     verificationCacheMs: v.VERIFICATION_CACHE_MS,
     logLevel: v.LOG_LEVEL,
   }));

@@ -37,7 +37,7 @@ describe('AccountService', () => {
       users,
       sessions,
       attempts,
-      hasher: new PasswordHasher(10),
+      hasher: new PasswordHasher({ log2N: 10 }),
       tokens: new SessionTokens(randomBytes(32), 3600, { issuer: ISSUER, audience: 'portal', keys: idpKeys }, clock),
       now: clock,
     });
