@@ -74,7 +74,7 @@ start_test_stores() {
   STORES_DIR=$(mktemp -d)
   local redis_port mongo_port
   redis_port=$(free_port); mongo_port=$(free_port)
-  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$STORES_DIR" \
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --maxmemory-policy noeviction --dir "$STORES_DIR" \
     --logfile "$STORES_DIR/redis.log" --daemonize no &
   REDIS_PID=$!
   mkdir -p "$STORES_DIR/sqlite"

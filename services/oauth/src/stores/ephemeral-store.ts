@@ -4,7 +4,13 @@
  * a code redeemable exactly once even with several oauth replicas.
  */
 export interface EphemeralStore {
-  /** Stores a value; with onlyIfAbsent, returns false and changes nothing when the key exists. */
+  /**
+   * Stores a value for ttlMs (a positive whole number of milliseconds), replacing
+   * any value and lifetime the key had; with onlyIfAbsent, returns false and changes
+   * nothing (value or lifetime) when the key holds a live value. The lifetime runs on
+   * the store's own clock (Redis's, for the Redis adapter), so a caller may rely on a
+   * value being readable before it ends and gone after it, never on the exact moment.
+   */
   put(key: string, value: string, ttlMs: number, options?: { onlyIfAbsent?: boolean }): Promise<boolean>;
   get(key: string): Promise<string | undefined>;
   take(key: string): Promise<string | undefined>;

@@ -1,11 +1,20 @@
 import type { EphemeralStore } from './ephemeral-store';
 
+export interface MemoryEphemeralStoreOptions {
+  /** The clock lifetimes are judged by, in ms since the epoch; a test passes one it moves itself, so expiry is checked without sleeping. */
+  now?: () => number;
+  /** How often expired entries are dropped to return their memory (they are invisible at once either way). */
+  sweepIntervalMs?: number;
+}
+
 /** The embedded default: one process, so a Map is as atomic as Redis. */
 export class MemoryEphemeralStore implements EphemeralStore {
   private readonly entries = new Map<string, { value: string; expiresAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly now: () => number;
 
-  constructor(sweepIntervalMs = 30_000) {
+  constructor({ now = Date.now, sweepIntervalMs = 30_000 }: MemoryEphemeralStoreOptions = {}) {
+    this.now = now;
     // Expired entries are invisible at once; the sweep only returns their memory.
     this.sweeper = setInterval(() => this.sweep(), sweepIntervalMs);
     this.sweeper.unref();
@@ -13,7 +22,7 @@ export class MemoryEphemeralStore implements EphemeralStore {
 
   async put(key: string, value: string, ttlMs: number, options: { onlyIfAbsent?: boolean } = {}): Promise<boolean> {
     if (options.onlyIfAbsent && this.live(key) !== undefined) return false;
-    this.entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
     return true;
   }
 
@@ -41,13 +50,13 @@ export class MemoryEphemeralStore implements EphemeralStore {
   private live(key: string): string | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.expiresAt > Date.now()) return entry.value;
+    if (entry.expiresAt > this.now()) return entry.value;
     this.entries.delete(key);
     return undefined;
   }
 
   private sweep(): void {
-    const now = Date.now();
+    const now = this.now();
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
   }
 }

@@ -1,30 +1,69 @@
-import { requireStoreUrls, uniqueId } from '@sandbox/testing';
+import Redis from 'ioredis';
+import { eventually, requireStoreUrls, uniqueId } from '@sandbox/testing';
 import type { EphemeralStore } from '../../src/stores/ephemeral-store';
 import { MemoryEphemeralStore } from '../../src/stores/memory-ephemeral-store';
 import { RedisEphemeralStore } from '../../src/stores/redis-ephemeral-store';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Real Redis expires keys on its own clock; on a busy CI machine a short
+// lifetime can take a while to be seen as over, so the Redis expiry checks poll
+// for up to REDIS_EXPIRY_GRACE_MS and the tests get room for that.
+jest.setTimeout(30_000);
+
+/** Long enough that a value is certainly still there however slow the machine. */
+const LONG_TTL_MS = 60_000;
+/** Short enough that a real store's expiry is quick to observe. */
+const SHORT_TTL_MS = 200;
+const REDIS_EXPIRY_GRACE_MS = 10_000;
+
+/** How a contract test drives one adapter's notion of time. */
+interface Adapter {
+  open(): Promise<EphemeralStore>;
+  /** Moves the store's clock on by ms; real Redis keeps its own time, so there it does nothing. */
+  letTimePass(ms: number): void;
+  /** How long after its lifetime a value may still be seen: none with a clock we move, generous with a real one. */
+  expiryGraceMs: number;
+}
 
 /** One contract, two adapters: the embedded default must behave like Redis. */
-function describeEphemeralStoreContract(name: string, open: () => Promise<EphemeralStore>) {
+function describeEphemeralStoreContract(name: string, adapter: Adapter) {
   describe(`EphemeralStore contract: ${name}`, () => {
     let store: EphemeralStore;
     beforeAll(async () => {
-      store = await open();
+      store = await adapter.open();
     });
     afterAll(async () => store.close());
 
-    it('when a value is put, then it can be read until it expires', async () => {
+    /** Passes once the key reads as absent, at once or (for a real clock) within the adapter's grace. */
+    const expectGone = async (key: string) => {
+      if (adapter.expiryGraceMs === 0) expect(await store.get(key)).toBeUndefined();
+      else await eventually(() => store.get(key), (value) => value === undefined, adapter.expiryGraceMs, 25);
+    };
+
+    it('when a value is put, then it can be read before it expires', async () => {
       const key = uniqueId('k');
-      expect(await store.put(key, 'v1', 300)).toBe(true);
+      expect(await store.put(key, 'v1', LONG_TTL_MS)).toBe(true);
       expect(await store.get(key)).toBe('v1');
-      await sleep(450);
-      expect(await store.get(key)).toBeUndefined();
+    });
+
+    it('when its lifetime has passed, then it is gone', async () => {
+      const key = uniqueId('k');
+      await store.put(key, 'v1', SHORT_TTL_MS);
+      adapter.letTimePass(SHORT_TTL_MS);
+      await expectGone(key);
+      expect(await store.take(key)).toBeUndefined();
+    });
+
+    it('when a key is put again, then the new lifetime replaces the old one', async () => {
+      const key = uniqueId('k');
+      await store.put(key, 'long', LONG_TTL_MS);
+      await store.put(key, 'short', SHORT_TTL_MS);
+      adapter.letTimePass(SHORT_TTL_MS);
+      await expectGone(key);
     });
 
     it('when a value is taken, then the first take gets it and the second gets nothing', async () => {
       const key = uniqueId('code');
-      await store.put(key, 'once', 10_000);
+      await store.put(key, 'once', LONG_TTL_MS);
       const [a, b] = await Promise.all([store.take(key), store.take(key)]);
       expect([a, b].filter((v) => v === 'once')).toHaveLength(1);
       expect(await store.get(key)).toBeUndefined();
@@ -32,22 +71,23 @@ function describeEphemeralStoreContract(name: string, open: () => Promise<Epheme
 
     it('when put with onlyIfAbsent over a live key, then it is refused and the old value stays', async () => {
       const key = uniqueId('nonce');
-      expect(await store.put(key, 'first', 10_000, { onlyIfAbsent: true })).toBe(true);
-      expect(await store.put(key, 'second', 10_000, { onlyIfAbsent: true })).toBe(false);
+      expect(await store.put(key, 'first', LONG_TTL_MS, { onlyIfAbsent: true })).toBe(true);
+      expect(await store.put(key, 'second', LONG_TTL_MS, { onlyIfAbsent: true })).toBe(false);
       expect(await store.get(key)).toBe('first');
     });
 
     it('when put with onlyIfAbsent over an expired key, then it succeeds', async () => {
       const key = uniqueId('nonce');
-      await store.put(key, 'old', 100);
-      await sleep(200);
-      expect(await store.put(key, 'new', 10_000, { onlyIfAbsent: true })).toBe(true);
+      await store.put(key, 'old', SHORT_TTL_MS);
+      adapter.letTimePass(SHORT_TTL_MS);
+      await expectGone(key);
+      expect(await store.put(key, 'new', LONG_TTL_MS, { onlyIfAbsent: true })).toBe(true);
       expect(await store.get(key)).toBe('new');
     });
 
     it('when deleted, then it is gone; deleting a missing key is fine', async () => {
       const key = uniqueId('k');
-      await store.put(key, 'v', 10_000);
+      await store.put(key, 'v', LONG_TTL_MS);
       await store.delete(key);
       await store.delete(key);
       expect(await store.get(key)).toBeUndefined();
@@ -59,11 +99,102 @@ function describeEphemeralStoreContract(name: string, open: () => Promise<Epheme
   });
 }
 
-describeEphemeralStoreContract('memory', async () => new MemoryEphemeralStore());
-describeEphemeralStoreContract('redis', async () => {
-  const store = new RedisEphemeralStore(requireStoreUrls().redisUrl, `test:${uniqueId()}:`);
-  await store.connect();
-  return store;
+// The memory store judges lifetimes by a clock the test moves: no sleeps, no dependence on how busy the machine is.
+let memoryNow = Date.UTC(2030, 0, 1);
+describeEphemeralStoreContract('memory', {
+  open: async () => new MemoryEphemeralStore({ now: () => memoryNow }),
+  letTimePass: (ms) => {
+    memoryNow += ms;
+  },
+  expiryGraceMs: 0,
+});
+
+const redisPrefix = `test:${uniqueId()}:`;
+describeEphemeralStoreContract('redis', {
+  open: async () => {
+    const store = new RedisEphemeralStore(requireStoreUrls().redisUrl, redisPrefix);
+    await store.connect();
+    return store;
+  },
+  letTimePass: () => undefined,
+  expiryGraceMs: REDIS_EXPIRY_GRACE_MS,
+});
+
+describe('MemoryEphemeralStore lifetimes, to the millisecond', () => {
+  let now: number;
+  let store: MemoryEphemeralStore;
+  beforeEach(() => {
+    now = 1_000_000;
+    store = new MemoryEphemeralStore({ now: () => now });
+  });
+  afterEach(async () => store.close());
+
+  it('when 1 ms of the lifetime is left, then the value is there; when it has run out, then it is gone', async () => {
+    await store.put('k', 'v', 300);
+    now += 299;
+    expect(await store.get('k')).toBe('v');
+    now += 1;
+    expect(await store.get('k')).toBeUndefined();
+  });
+
+  it('when an onlyIfAbsent put is refused, then the live value keeps its own lifetime', async () => {
+    await store.put('k', 'first', 300);
+    expect(await store.put('k', 'second', 60_000, { onlyIfAbsent: true })).toBe(false);
+    now += 300;
+    expect(await store.get('k')).toBeUndefined();
+  });
+});
+
+// Redis, not this process, enforces the lifetime (SET … PX), so check what Redis
+// itself reports for the key rather than timing reads.
+describe('RedisEphemeralStore lifetimes, as Redis reports them', () => {
+  let store: RedisEphemeralStore;
+  let redis: Redis;
+  const pttl = (key: string) => redis.pttl(redisPrefix + key);
+  // However slow the machine, a PTTL read right after the put has lost far less than this.
+  const expectFreshLifetime = async (key: string, ttlMs: number) => {
+    const remaining = await pttl(key);
+    expect(remaining).toBeLessThanOrEqual(ttlMs);
+    expect(remaining).toBeGreaterThan(ttlMs - 10_000);
+  };
+
+  beforeAll(async () => {
+    store = new RedisEphemeralStore(requireStoreUrls().redisUrl, redisPrefix);
+    await store.connect();
+    redis = new Redis(requireStoreUrls().redisUrl);
+  });
+  afterAll(async () => {
+    await store.close();
+    redis.disconnect();
+  });
+
+  it('when a value is put, then Redis holds it with that lifetime in milliseconds', async () => {
+    const key = uniqueId('k');
+    await store.put(key, 'v', LONG_TTL_MS);
+    await expectFreshLifetime(key, LONG_TTL_MS);
+  });
+
+  it('when a value is put with onlyIfAbsent, then Redis holds it with that lifetime', async () => {
+    const key = uniqueId('nonce');
+    await store.put(key, 'v', LONG_TTL_MS, { onlyIfAbsent: true });
+    await expectFreshLifetime(key, LONG_TTL_MS);
+  });
+
+  it('when an onlyIfAbsent put is refused, then the live value keeps its own lifetime', async () => {
+    const key = uniqueId('nonce');
+    await store.put(key, 'first', LONG_TTL_MS, { onlyIfAbsent: true });
+    expect(await store.put(key, 'second', 1_000, { onlyIfAbsent: true })).toBe(false);
+    await expectFreshLifetime(key, LONG_TTL_MS);
+  });
+
+  it('when a value is taken or deleted, then Redis no longer has the key', async () => {
+    const [taken, deleted] = [uniqueId('code'), uniqueId('k')];
+    await store.put(taken, 'v', LONG_TTL_MS);
+    await store.put(deleted, 'v', LONG_TTL_MS);
+    await store.take(taken);
+    await store.delete(deleted);
+    expect([await pttl(taken), await pttl(deleted)]).toEqual([-2, -2]); // -2: no such key
+  });
 });
 
 describe('RedisEphemeralStore when Redis is unreachable', () => {
