@@ -23,7 +23,7 @@ export interface RunningSystem {
  * processes talking gRPC over loopback), on free ports, with the given extra
  * environment (e.g. MONGO_URL, REDIS_URL). Needs a build (npm test does it).
  */
-export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<RunningSystem> {
+export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<RunningSystem> {
   const ports = { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() };
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,

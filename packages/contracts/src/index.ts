@@ -1,4 +1,5 @@
 // The generated gRPC contracts, one namespace per proto package.
+export * as common from './gen/sandbox/common/v1/principal';
 export * as health from './gen/grpc/health/v1/health';
 export * as identity from './gen/sandbox/identity/v1/identity';
 export * as oauth from './gen/sandbox/oauth/v1/oauth';

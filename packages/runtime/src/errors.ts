@@ -6,6 +6,8 @@ export { GrpcStatus };
 export const ERROR_CODE_KEY = 'error-code';
 /** Trailer that carries how many seconds a caller should wait before trying again (HTTP Retry-After). */
 export const RETRY_AFTER_KEY = 'retry-after';
+/** Trailer that carries the challenge a refusal sends (HTTP WWW-Authenticate), e.g. a Digest nonce. */
+export const CHALLENGE_KEY = 'www-authenticate';
 
 /**
  * The one error type domain code throws. `status` is what the caller gets over
@@ -14,8 +16,10 @@ export const RETRY_AFTER_KEY = 'retry-after';
  */
 export class AppError extends Error {
   override name = 'AppError';
-  /** Whole seconds until a retry can succeed, when the refusal knows it (a throttle). */
+  /** Whole seconds until a retry can succeed, when the refusal knows it (a throttle): HTTP Retry-After. */
   retryAfterSeconds?: number;
+  /** How to authenticate instead, for a 401: HTTP WWW-Authenticate (RFC 9110 11.6.1). */
+  challenge?: string;
   constructor(
     readonly status: GrpcStatus,
     readonly code: string,
@@ -27,6 +31,12 @@ export class AppError extends Error {
   /** The same error, saying when to try again. */
   retryAfter(seconds: number): this {
     this.retryAfterSeconds = Math.max(1, Math.ceil(seconds));
+    return this;
+  }
+
+  /** The same error, with the challenge a client should answer. */
+  withChallenge(challenge: string): this {
+    this.challenge = challenge;
     return this;
   }
 }
@@ -45,6 +55,7 @@ export function toServiceError(error: AppError): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(ERROR_CODE_KEY, error.code);
   if (error.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfterSeconds));
+  if (error.challenge !== undefined) metadata.set(CHALLENGE_KEY, error.challenge);
   return { code: error.status, details: error.message, metadata };
 }
 
@@ -54,7 +65,10 @@ export function fromServiceError(error: ServiceError, peer: string): AppError {
   if (typeof code === 'string') {
     const appError = new AppError(error.code, code, error.details);
     const retryAfter = Number(error.metadata.get(RETRY_AFTER_KEY)[0]);
-    return Number.isInteger(retryAfter) && retryAfter > 0 ? appError.retryAfter(retryAfter) : appError;
+    if (Number.isInteger(retryAfter) && retryAfter > 0) appError.retryAfter(retryAfter);
+    const challenge = error.metadata.get(CHALLENGE_KEY)[0];
+    if (typeof challenge === 'string') appError.withChallenge(challenge);
+    return appError;
   }
   switch (error.code) {
     case GrpcStatus.UNAVAILABLE:

@@ -3,21 +3,28 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@sandbox/runtime';
-import { AccessLog } from './access-log';
-import { CredentialVerifier } from './auth/credential-verifier';
-import { RequestLogRecorder } from './auth/request-log-recorder';
+import { Authenticator } from './auth/authenticate';
+import { createAuthSchemes } from './auth/schemes';
 import { closeBackendClients, createBackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
-import { recordFinishedRequests } from './finished-requests';
-import { createHttpApp } from './http/app';
 import { answerClientError } from './http/client-error';
-import { createRequestListener } from './http/hot-routes';
+import { RouteContext, type EdgeOptions } from './http/context';
+import { createDispatch } from './http/dispatch';
+import { inboundRequest, type RequestParts } from './http/inbound';
+import type { Reply } from './http/reply';
+import { Router } from './http/router';
+import { createRequestListener } from './http/server';
+import { AccessLog } from './observe/access-log';
+import { recordFinishedRequests } from './observe/finished-requests';
+import { RequestLogRecorder } from './observe/request-log-recorder';
 import { buildRoutes } from './routes';
 
 export interface RunningGateway {
   port: number;
   url: string;
+  /** Serves a request made of parts through the same pipeline as the server, without a socket (after fastify's inject). */
+  inject(parts: RequestParts): Promise<Reply>;
   stop(): Promise<void>;
 }
 
@@ -25,19 +32,20 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   const logger = createLogger('gateway', config.logLevel);
   const clients = createBackendClients(config);
   let draining = false;
+  const authenticator = new Authenticator(createAuthSchemes(clients, config.credentialCacheMs));
   const deps: GatewayDeps = {
     config,
     logger,
     clients,
-    credentials: new CredentialVerifier(clients, config.credentialCacheMs),
-    requestLogs: new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries }), logger, config.requestLogCapPerApp),
+    describeAuth: (accepted) => authenticator.describe(accepted),
     isDraining: () => draining,
   };
-  const routes = buildRoutes(deps);
+  const router = new Router(buildRoutes(deps));
+  const dispatch = createDispatch(router, authenticator, logger);
+  const requestLogs = new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries }), logger, config.requestLogCapPerApp);
   const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
-  const onFinished = recordFinishedRequests(accessLog, deps.requestLogs);
-  const app = createHttpApp({ routes, logger, onFinished, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
-  const listener = createRequestListener(app, routes, logger, onFinished);
+  const edge: EdgeOptions = { publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, grpcDeadlineMs: config.grpcDeadlineMs, bodyLimit: config.bodyLimitBytes };
+  const { listener } = createRequestListener({ router, dispatch, logger, edge, onFinished: recordFinishedRequests(accessLog, requestLogs) });
 
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
@@ -58,6 +66,7 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   return {
     port,
     url,
+    inject: async (parts) => dispatch(new RouteContext(inboundRequest(parts), edge, () => undefined)),
     async stop() {
       draining = true;
       // Stop accepting, let in-flight requests finish (idle keep-alive sockets close at once).
@@ -72,7 +81,7 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
         });
         server.closeIdleConnections();
       });
-      await deps.requestLogs.stop();
+      await requestLogs.stop();
       accessLog.stop();
       closeBackendClients(clients);
       logger.info('stopped');

@@ -41,7 +41,7 @@ const schema = z
     tls: v.TLS_CERT_FILE && v.TLS_KEY_FILE ? { certFile: v.TLS_CERT_FILE, keyFile: v.TLS_KEY_FILE } : undefined,
     trustProxy: v.TRUST_PROXY,
     publicBaseUrl: v.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
-    bodyLimit: v.BODY_LIMIT,
+    bodyLimitBytes: sizeInBytes(v.BODY_LIMIT),
     grpcDeadlineMs: v.GRPC_DEADLINE_MS,
     readinessTimeoutMs: v.READINESS_TIMEOUT_MS,
     credentialCacheMs: v.CREDENTIAL_CACHE_MS,
@@ -52,6 +52,12 @@ const schema = z
     logLevel: v.LOG_LEVEL,
     peers: peerAddresses(v),
   }));
+
+/** 512kb, 1mb... as bytes (the suffixes BODY_LIMIT accepts). */
+function sizeInBytes(size: string): number {
+  const [, amount, unit] = /^(\d+)(b|kb|mb)$/i.exec(size)!;
+  return Number(amount) * { b: 1, kb: 1024, mb: 1024 * 1024 }[unit.toLowerCase() as 'b' | 'kb' | 'mb'];
+}
 
 export type GatewayConfig = z.output<typeof schema>;
 export const loadGatewayConfig = (source: NodeJS.ProcessEnv = process.env): GatewayConfig => loadConfig(schema, source);

@@ -22,6 +22,14 @@ describe('errors across gRPC', () => {
     expect(fromServiceError(serviceError(GrpcStatus.NOT_FOUND, 'gone', 'unknown_app'), 'identity').retryAfterSeconds).toBeUndefined();
   });
 
+  it('when a refusal carries a challenge, then it crosses the wire as it was', () => {
+    const challenge = 'Digest realm="training-sandbox", qop="auth", algorithm=SHA-256, nonce="abc", stale=true';
+    const sent = toServiceError(new AppError(GrpcStatus.UNAUTHENTICATED, 'stale_nonce', 'The nonce expired.').withChallenge(challenge));
+    const received = fromServiceError(Object.assign(new Error('x'), { code: sent.code!, details: sent.details!, metadata: sent.metadata! }), 'oauth');
+    expect(received).toMatchObject({ code: 'stale_nonce', challenge });
+    expect(fromServiceError(serviceError(GrpcStatus.NOT_FOUND, 'gone', 'unknown_app'), 'identity').challenge).toBeUndefined();
+  });
+
   it('when a peer is unreachable, then the error names the peer and says unavailable', () => {
     const error = fromServiceError(serviceError(GrpcStatus.UNAVAILABLE, 'connect ECONNREFUSED 127.0.0.1:1'), 'identity');
     expect(error).toMatchObject({ status: GrpcStatus.UNAVAILABLE, code: 'service_unavailable' });

@@ -1,18 +1,15 @@
 import { DATASET_VERSION, REFERENCE_DATE } from './dataset';
-import type { EntityDefinition, PackDefinition } from './entity';
+import type { EntityDefinition } from './entity';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGINATION_FIELDS, STYLE_RULES } from './pagination';
 import { findPack, findEntity, PACKS } from './packs';
 import { describeNested, describeNestedList, SHAPE_DESCRIPTIONS, SHAPES, shapeRows } from './shapes';
-
-const trim = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
-const packUrl = (baseUrl: string, pack: PackDefinition) => `${trim(baseUrl)}/playground/data/${pack.name}`;
-const entityUrl = (baseUrl: string, entity: EntityDefinition) => `${trim(baseUrl)}/playground/data/${entity.pack}/${entity.name}`;
+import { entityUrl, packUrl } from './urls';
 
 /** The shapes are shown on a small entity whose every shape fits in a few lines. */
 const SHAPE_EXAMPLE = findEntity('cricket', 'matches');
 
-function paginationStyles(baseUrl: string) {
-  const url = `${trim(baseUrl)}/playground/data/hr/employees`;
+function paginationStyles(rootUrl: string) {
+  const url = entityUrl(rootUrl, 'hr', 'employees');
   return [
     { name: 'page', how: 'Send page and page_size; add 1 to page for the next page.', example: `${url}?page=2&page_size=${DEFAULT_PAGE_SIZE}` },
     { name: 'offset', how: 'Send offset and limit; add limit to offset for the next page.', example: `${url}?offset=100&limit=${DEFAULT_PAGE_SIZE}` },
@@ -22,8 +19,8 @@ function paginationStyles(baseUrl: string) {
   ];
 }
 
-/** The catalog of GET /playground/data: packs, entities, shapes and pagination styles. */
-export function catalog(baseUrl: string) {
+/** The catalog at the data API's root: packs, entities, shapes and pagination styles, linked from `rootUrl`. */
+export function catalog(rootUrl: string) {
   return {
     dataset_version: DATASET_VERSION,
     reference_date: REFERENCE_DATE,
@@ -31,8 +28,8 @@ export function catalog(baseUrl: string) {
       name: pack.name,
       scope: pack.scope,
       description: pack.description,
-      url: packUrl(baseUrl, pack),
-      entities: pack.entities.map((entity) => ({ name: entity.name, description: entity.description, rows: entity.count, url: entityUrl(baseUrl, entity) })),
+      url: packUrl(rootUrl, pack.name),
+      entities: pack.entities.map((entity) => ({ name: entity.name, description: entity.description, rows: entity.count, url: entityUrl(rootUrl, entity.pack, entity.name) })),
     })),
     shapes: SHAPES.map((shape) => ({
       name: shape,
@@ -43,7 +40,7 @@ export function catalog(baseUrl: string) {
     pagination: {
       default_page_size: DEFAULT_PAGE_SIZE,
       max_page_size: MAX_PAGE_SIZE,
-      styles: paginationStyles(baseUrl),
+      styles: paginationStyles(rootUrl),
       rules: STYLE_RULES,
       body: {
         nextLink: 'Absolute URL of the next page, in every style; absent on the last page. Following it alone pages through any style.',
@@ -54,12 +51,12 @@ export function catalog(baseUrl: string) {
   };
 }
 
-function describeEntity(baseUrl: string, entity: EntityDefinition) {
+function describeEntity(rootUrl: string, entity: EntityDefinition) {
   return {
     name: entity.name,
     description: entity.description,
     rows: entity.count,
-    url: entityUrl(baseUrl, entity),
+    url: entityUrl(rootUrl, entity.pack, entity.name),
     primary_key: entity.primaryKey,
     fields: entity.fields.map((field) => ({
       name: field.name,
@@ -74,8 +71,8 @@ function describeEntity(baseUrl: string, entity: EntityDefinition) {
   };
 }
 
-/** The description of GET /playground/data/{pack}: each entity's fields, a sample row and counts. */
-export function describePack(packName: string, baseUrl: string) {
+/** The description at {root}/{pack}: each entity's fields, a sample row and counts. */
+export function describePack(packName: string, rootUrl: string) {
   const pack = findPack(packName);
   return {
     name: pack.name,
@@ -83,7 +80,7 @@ export function describePack(packName: string, baseUrl: string) {
     description: pack.description,
     dataset_version: DATASET_VERSION,
     reference_date: REFERENCE_DATE,
-    url: packUrl(baseUrl, pack),
-    entities: pack.entities.map((entity) => describeEntity(baseUrl, entity)),
+    url: packUrl(rootUrl, pack.name),
+    entities: pack.entities.map((entity) => describeEntity(rootUrl, entity)),
   };
 }

@@ -2,6 +2,7 @@ import { DATASET_VERSION } from './dataset';
 import type { EntityDefinition } from './entity';
 import { invalidArgument, shown } from './errors';
 import type { NextLink } from './next-link';
+import type { PageParameter, PagingQuery } from './page-query';
 import { openPosition, positionError, sealPosition, type PositionKind, type SigningKey } from './page-token';
 import { ENTITIES, entityOrdinal } from './packs';
 import { parseShape, shapeIndex, SHAPES, type Shape } from './shapes';
@@ -11,18 +12,6 @@ export const MAX_PAGE_SIZE = 1000;
 export const PAGINATE_VALUES = ['cursor', 'token', 'link'] as const;
 type Paginate = (typeof PAGINATE_VALUES)[number];
 export type PaginationStyle = 'page' | 'offset' | Paginate;
-
-/** The raw query parameters, as the client sent them (absent when not sent). */
-export interface PagingQuery {
-  readonly shape?: string;
-  readonly page?: string;
-  readonly pageSize?: string;
-  readonly offset?: string;
-  readonly limit?: string;
-  readonly cursor?: string;
-  readonly pageToken?: string;
-  readonly paginate?: string;
-}
 
 export interface PagePlan {
   readonly style: PaginationStyle;
@@ -79,7 +68,7 @@ function parsePaginate(raw: string | undefined): Paginate | undefined {
   );
 }
 
-/** Decides style, shape and the rows of the page from the raw query; every 400 of the data endpoint comes from here. */
+/** Decides style, shape and the rows of the page from its parameters; every refusal of their values comes from here (a repeated one, from readPageQuery). */
 export function planPage(query: PagingQuery, entity: EntityDefinition, key: SigningKey): PagePlan {
   const paginate = parsePaginate(query.paginate);
   const { cursor, pageToken } = query;
@@ -92,17 +81,17 @@ export function planPage(query: PagingQuery, entity: EntityDefinition, key: Sign
   }
   if (query.page !== undefined && query.offset !== undefined) throw conflict('page', 'offset');
   if (query.page !== undefined && query.limit !== undefined) throw conflict('page', 'limit');
-  if (query.limit !== undefined && query.pageSize !== undefined) throw conflict('limit', 'page_size');
+  if (query.limit !== undefined && query.page_size !== undefined) throw conflict('limit', 'page_size');
 
   const style: PaginationStyle =
     paginate ?? (cursor !== undefined ? 'cursor' : pageToken !== undefined ? 'token' : query.offset !== undefined || query.limit !== undefined ? 'offset' : 'page');
 
   if (style === 'offset') {
-    const { size, clamped } = rowsPerPage(query.limit !== undefined ? 'limit' : 'page_size', query.limit ?? query.pageSize);
+    const { size, clamped } = rowsPerPage(query.limit !== undefined ? 'limit' : 'page_size', query.limit ?? query.page_size);
     const start = query.offset === undefined ? 0 : wholeNumber('offset', query.offset, 0);
     return { style, shape: parseShape(query.shape), start, size, page: null, clamped };
   }
-  const { size, clamped } = rowsPerPage('page_size', query.pageSize);
+  const { size, clamped } = rowsPerPage('page_size', query.page_size);
   if (style === 'page') {
     const page = query.page === undefined ? 1 : wholeNumber('page', query.page, 1);
     return { style, shape: parseShape(query.shape), start: (page - 1) * size, size, page, clamped };
@@ -124,15 +113,15 @@ export function planPage(query: PagingQuery, entity: EntityDefinition, key: Sign
   if (query.shape !== undefined && parseShape(query.shape) !== shape) {
     throw positionError(kind, `was issued for shape=${shape}, but shape=${query.shape} was sent: keep the shape while paging`);
   }
-  if (query.pageSize !== undefined && size !== position.pageSize) {
-    throw positionError(kind, `was issued for page_size=${position.pageSize}, but page_size=${query.pageSize} was sent: keep the page size while paging`);
+  if (query.page_size !== undefined && size !== position.pageSize) {
+    throw positionError(kind, `was issued for page_size=${position.pageSize}, but page_size=${query.page_size} was sent: keep the page size while paging`);
   }
   return { style, shape, start: position.offset, size: position.pageSize, page: null, clamped };
 }
 
 export interface NextPage {
   /** Paging parameters of the next request, in link order. */
-  readonly paging: ReadonlyArray<readonly [string, string]>;
+  readonly paging: ReadonlyArray<readonly [PageParameter, string]>;
   /** The nextPageToken (token style only). */
   readonly pageToken: string | null;
 }
@@ -140,7 +129,7 @@ export interface NextPage {
 /** What a client sends to get the page after `plan`, in the same style, shape and size. */
 export function nextPage(plan: PagePlan, entity: EntityDefinition, key: SigningKey): NextPage {
   const next = plan.start + plan.size;
-  const shape: readonly [string, string] = ['shape', plan.shape];
+  const shape: readonly [PageParameter, string] = ['shape', plan.shape];
   const size = String(plan.size);
   switch (plan.style) {
     case 'page':

@@ -1,22 +1,22 @@
 import { createHash } from 'node:crypto';
 import { permissionDenied } from './errors';
 import { buildNextLink, type NextLink } from './next-link';
+import { readPageQuery } from './page-query';
 import type { SigningKey } from './page-token';
-import { nextPage, paginationInfo, planPage, type PagingQuery } from './pagination';
+import { nextPage, paginationInfo, planPage } from './pagination';
 import { findEntity, findPack } from './packs';
 import { shapeRows } from './shapes';
 
-export interface PageRequest extends PagingQuery {
+/** Field for field the gRPC GetPageRequest, so the handler passes it straight through. */
+export interface PageRequest {
   readonly pack: string;
   readonly entity: string;
+  /** The query string exactly as the client sent it, without "?". */
+  readonly rawQuery: string;
   /** Scopes the caller's credential holds. */
   readonly grantedScopes: readonly string[];
-  /** Absolute base of public URLs, e.g. "https://sandbox.example/prefix". */
-  readonly baseUrl: string;
-  /** Path of this resource under the base; defaults to /playground/data/{pack}/{entity}. */
-  readonly path?: string;
-  /** Other query parameters the client sent (e.g. api_key): kept in next links so following them unchanged keeps working. */
-  readonly passthroughQuery?: Readonly<Record<string, string>>;
+  /** Absolute URL of the data API's root as the client addresses it (the gateway decides where it is mounted); every link starts with it. */
+  readonly rootUrl: string;
 }
 
 export interface RenderedPage {
@@ -26,20 +26,24 @@ export interface RenderedPage {
   readonly etag: string;
   /** RFC 8288 Link header value; '' when there is none. */
   readonly link: string;
+  /** The scope reading this page needs, so a caller that keeps pages can check it before serving one again. */
+  readonly scope: string;
 }
 
 /**
- * One page of an entity. Checks run in the order the edge answers them:
- * unknown pack or entity (NOT_FOUND), then the missing scope
- * (PERMISSION_DENIED), then parameters, cursors and tokens (INVALID_ARGUMENT).
+ * One page of an entity. Checks run in the order the edge answers them: a
+ * page parameter given twice (INVALID_ARGUMENT, as when the gateway split the
+ * query), unknown pack or entity (NOT_FOUND), the missing scope
+ * (PERMISSION_DENIED), then parameter values, cursors and tokens (INVALID_ARGUMENT).
  */
 export function renderPage(request: PageRequest, signingKey: SigningKey): RenderedPage {
+  const query = readPageQuery(request.rawQuery);
   const pack = findPack(request.pack);
   const entity = findEntity(request.pack, request.entity);
   if (!request.grantedScopes.includes(pack.scope)) {
     throw permissionDenied('missing_scope', `Reading the ${pack.name} pack needs the scope ${pack.scope}, which this app does not hold.`);
   }
-  const plan = planPage(request, entity, signingKey);
+  const plan = planPage(query.paging, entity, signingKey);
   const start = Math.min(plan.start, entity.count);
   const returned = Math.min(plan.size, entity.count - start);
   const data = shapeRows(entity, plan.shape, start, returned);
@@ -48,10 +52,7 @@ export function renderPage(request: PageRequest, signingKey: SigningKey): Render
   let pageToken: string | null = null;
   if (start + returned < entity.count) {
     const next = nextPage(plan, entity, signingKey);
-    link = buildNextLink(
-      { baseUrl: request.baseUrl, path: request.path ?? `/playground/data/${pack.name}/${entity.name}`, passthrough: request.passthroughQuery ?? {} },
-      next.paging,
-    );
+    link = buildNextLink({ rootUrl: request.rootUrl, pack: pack.name, entity: entity.name, passthrough: query.passthrough }, next.paging);
     pageToken = next.pageToken;
   }
 
@@ -67,5 +68,6 @@ export function renderPage(request: PageRequest, signingKey: SigningKey): Render
     bodyJson,
     etag: `"${createHash('sha1').update(bodyJson).digest('base64url')}"`,
     link: plan.style === 'link' && link ? `<${link.absolute}>; rel="next"` : '',
+    scope: pack.scope,
   };
 }

@@ -1,9 +1,9 @@
 import { GrpcStatus } from '@sandbox/runtime';
-import { DATASET_VERSION, ENTITIES, findEntity } from '../../src/domain';
+import { DATASET_VERSION, ENTITIES, findEntity, readPageQuery } from '../../src/domain';
 import type { EntityDefinition, Row } from '../../src/domain/entity';
 import { sealPosition } from '../../src/domain/page-token';
 import { entityOrdinal } from '../../src/domain/packs';
-import { BASE_URL, dataUrl, get, requestFor, SIGNING_KEY, thrown, type Response } from './support/data-endpoint';
+import { dataUrl, get, requestFor, ROOT_URL, SIGNING_KEY, thrown, type Response } from './support/data-endpoint';
 
 const API_KEY = 'key with spaces & symbols=1';
 const AUTH = `api_key=${encodeURIComponent(API_KEY)}`;
@@ -11,9 +11,8 @@ const MAX_PAGES = 5000;
 
 /** A GET that, like the real endpoint, fails unless the api_key query parameter came along. */
 function authedGet(url: string): Response {
-  const absolute = url.startsWith('/') ? `${BASE_URL}${url}` : url;
-  if (requestFor(absolute).passthroughQuery?.['api_key'] !== API_KEY) throw new Error(`401: the api_key was lost in ${url}`);
-  return get(absolute);
+  if (readPageQuery(requestFor(url).rawQuery).passthrough.get('api_key') !== API_KEY) throw new Error(`401: the api_key was lost in ${url}`);
+  return get(url);
 }
 
 type Client = (entity: EntityDefinition, pageSize: number) => unknown[];
@@ -167,8 +166,8 @@ describe('defaults and the body', () => {
       total_pages: Math.ceil(findEntity('hr', 'employees').count / 50),
       returned: 50,
       has_more: true,
-      next: '/playground/data/hr/employees?page=2&page_size=50&shape=flat',
-      next_url: `${BASE_URL}/playground/data/hr/employees?page=2&page_size=50&shape=flat`,
+      next: '/prefix/playground/data/hr/employees?page=2&page_size=50&shape=flat',
+      next_url: `${ROOT_URL}/hr/employees?page=2&page_size=50&shape=flat`,
     });
     expect(body.nextLink).toBe(body.pagination.next_url);
     expect(body.data).toHaveLength(50);
@@ -178,7 +177,7 @@ describe('defaults and the body', () => {
     const { body } = get(dataUrl('cricket', 'teams', `${query}&page_size=5`));
     expect(body.nextLink).toBeDefined();
     expect(body.nextLink).toBe(body.pagination.next_url);
-    expect(body.pagination.next_url).toBe(`${BASE_URL}${body.pagination.next}`);
+    expect(body.pagination.next_url).toBe(`${new URL(ROOT_URL).origin}${body.pagination.next}`);
   });
 
   it.each(['page=4', 'offset=15', 'paginate=cursor', 'paginate=token', 'paginate=link'])('when %s reaches the last page, then next is null and nextLink, nextPageToken and Link are absent', (query) => {

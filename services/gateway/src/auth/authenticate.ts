@@ -1,148 +1,89 @@
-import type { IncomingMessage } from 'node:http';
-import { unauthenticated, type AppError } from '@sandbox/runtime';
-import type { BackendClients } from '../clients';
+import { AppError, GrpcStatus, unauthenticated } from '@sandbox/runtime';
+import { TtlCache } from '../caches/ttl-cache';
+import type { RouteContext } from '../http/context';
 import { whenReady, type MaybePromise } from '../maybe-async';
-import { TtlCache } from './ttl-cache';
-
-/** How a request presented its app credential; recorded in the app's request log. */
-export type AuthStyle = 'api_key_header' | 'api_key_query' | 'bearer' | 'oauth2' | 'basic';
-
-export interface Principal {
-  id: string;
-  appId: string;
-  ownerId: string;
-  scopes: string[];
-}
-
-export interface Authenticated {
-  principal: Principal;
-  style: AuthStyle;
-}
-
-interface Check {
-  ok: boolean;
-  reason: string;
-  principal?: Principal;
-}
-
-export const APP_BEARER_PREFIX = 'bt_';
+import type { AuthScheme, Credential, Presented, SchemeName, Verdict } from './scheme';
 
 /**
- * Turns the credential a request presents into the app it belongs to. Answers
- * are remembered for at most CREDENTIAL_CACHE_MS (<= 500 ms; identity caches at
- * most as long), so a rotation or revocation is seen by every gateway replica
- * within a second while the hot path mostly skips the network.
+ * Authenticates requests against the schemes a route accepts. Verdicts of a
+ * scheme that allows it are remembered for at most its cacheMs (<= 500 ms;
+ * identity caches at most as long), so a rotation or revocation is seen by
+ * every gateway replica within a second while the hot path mostly skips the
+ * network; a remembered verdict comes back synchronously.
  */
-export class CredentialVerifier {
-  private readonly cache: TtlCache<Check>;
+export class Authenticator {
+  private readonly caches = new Map<SchemeName, TtlCache<Verdict>>();
 
-  constructor(
-    private readonly clients: BackendClients,
-    cacheMs: number,
-  ) {
-    this.cache = new TtlCache(cacheMs);
+  constructor(readonly schemes: Readonly<Record<SchemeName, AuthScheme>>) {
+    for (const scheme of Object.values(schemes)) if (scheme.cacheMs > 0) this.caches.set(scheme.name, new TtlCache(scheme.cacheMs));
   }
 
   /**
-   * The first credential present among the accepted styles decides: a wrong one
-   * is refused, never passed over for another. Throws (or rejects with)
-   * UNAUTHENTICATED. A remembered answer comes back synchronously.
+   * The credential of the first accepted scheme that is sure the request
+   * presents one of its own (else of the first that is unsure) decides: a
+   * wrong credential is refused, never passed over for another. Sets
+   * ctx.credential; throws (or rejects with) UNAUTHENTICATED naming the rule.
    */
-  authenticate(req: IncomingMessage, query: URLSearchParams, accepted: AuthStyle[], requestId: string): MaybePromise<Authenticated> {
-    const presented = this.presented(req, query, accepted);
-    if (!presented) {
-      throw withChallenge(unauthenticated('missing_credentials', `Send a credential: ${describe(accepted)}.`), undefined);
-    }
-    return whenReady(this.check(presented.style, presented.value, requestId), (check) => {
-      if (!check.ok || !check.principal) {
-        throw withChallenge(unauthenticated('invalid_credentials', check.reason || 'The credential is not valid.'), 'invalid_token');
+  authenticate(ctx: RouteContext, accepted: readonly SchemeName[]): MaybePromise<Credential> {
+    let chosen: AuthScheme | undefined;
+    let presented: Presented | undefined;
+    for (const name of accepted) {
+      const scheme = this.schemes[name];
+      const found = scheme.detect(ctx);
+      if (found && (found.sure || !presented)) {
+        chosen = scheme;
+        presented = found;
+        if (found.sure) break;
       }
-      return { principal: check.principal, style: presented.style };
+    }
+    if (!chosen || !presented) throw this.missing(accepted);
+    const scheme = chosen;
+    const refused = (reason: string) => unauthenticated('invalid_credentials', reason).withChallenge(this.challenge(accepted, true));
+    if (!presented.value) throw refused('The credential is empty.');
+    const value = presented.value;
+    const cache = this.caches.get(scheme.name);
+    const verdict = cache ? cache.get(value, () => this.verify(scheme, value, ctx)) : this.verify(scheme, value, ctx);
+    return whenReady(verdict, (v) => {
+      if (!v.ok) throw refused(v.reason);
+      ctx.credential = v.credential;
+      return v.credential;
     });
   }
 
-  private presented(req: IncomingMessage, query: URLSearchParams, accepted: AuthStyle[]): { style: AuthStyle; value: string } | undefined {
-    const authorization = req.headers.authorization;
-    if (authorization) {
-      const [scheme, ...rest] = authorization.split(' ');
-      const value = rest.join(' ').trim();
-      if (/^bearer$/i.test(scheme) && (accepted.includes('bearer') || accepted.includes('oauth2'))) {
-        const style: AuthStyle = value.startsWith(APP_BEARER_PREFIX) || !accepted.includes('oauth2') ? 'bearer' : 'oauth2';
-        return { style, value };
-      }
-      if (/^basic$/i.test(scheme) && accepted.includes('basic')) return { style: 'basic', value };
-    }
-    const headerKey = req.headers['x-api-key'];
-    if (headerKey !== undefined && accepted.includes('api_key_header')) {
-      return { style: 'api_key_header', value: typeof headerKey === 'string' ? headerKey : '' };
-    }
-    const queryKeys = query.getAll('api_key');
-    if (queryKeys.length && accepted.includes('api_key_query')) {
-      // Two api_key parameters are ambiguous: refused as an empty credential.
-      return { style: 'api_key_query', value: queryKeys.length === 1 ? queryKeys[0] : '' };
-    }
-    return undefined;
+  /** How each scheme is presented, for the route map and refusals. */
+  describe(accepted: readonly SchemeName[]): { scheme: SchemeName; how: string }[] {
+    return accepted.map((name) => ({ scheme: name, how: this.schemes[name].words }));
   }
 
-  private check(style: AuthStyle, value: string, requestId: string): MaybePromise<Check> {
-    if (!value) return { ok: false, reason: 'The credential is empty.' };
-    return this.cache.get(`${style}\u0000${value}`, async () => {
-      const options = { requestId };
-      switch (style) {
-        case 'api_key_header':
-        case 'api_key_query':
-          return toCheck((await this.clients.identity.verifyApiKey({ apiKey: value }, options)).check);
-        case 'bearer':
-          if (!value.startsWith(APP_BEARER_PREFIX)) return { ok: false, reason: `An app bearer token starts with ${APP_BEARER_PREFIX}.` };
-          return toCheck((await this.clients.identity.verifyBearerToken({ bearerToken: value }, options)).check);
-        case 'oauth2':
-          return this.checkAccessToken(value, requestId);
-        case 'basic': {
-          const decoded = decodeBasic(value);
-          if (!decoded) return { ok: false, reason: 'The Basic credential is not base64 of "App ID:App Secret".' };
-          return toCheck((await this.clients.identity.verifyBasic({ appId: decoded.user, appSecret: decoded.password }, options)).check);
-        }
-      }
-    });
-  }
-
-  private async checkAccessToken(token: string, requestId: string): Promise<Check> {
+  private async verify(scheme: AuthScheme, value: string, ctx: RouteContext): Promise<Verdict> {
     try {
-      return toCheck((await this.clients.oauth.verifyAccessToken({ token }, { requestId })).check);
+      return await scheme.verify(value, ctx);
     } catch (error) {
-      // Until the OAuth service issues tokens, no token of this kind can be valid.
-      if ((error as AppError).code === 'not_implemented') return { ok: false, reason: 'The bearer token is not valid.' };
+      // A scheme's own refusal (e.g. a signed-out session) keeps its code and gains the challenge.
+      if (error instanceof AppError && error.status === GrpcStatus.UNAUTHENTICATED) throw error.withChallenge(this.challengeOf(scheme, true));
       throw error;
     }
   }
-}
 
-function toCheck(check: { ok: boolean; reason: string; principal?: Principal } | undefined): Check {
-  return check ?? { ok: false, reason: 'The credential is not valid.' };
-}
+  private missing(accepted: readonly SchemeName[]): AppError {
+    const own = accepted.length === 1 ? this.schemes[accepted[0]].missing : undefined;
+    const error = own
+      ? unauthenticated(own.code, own.message)
+      : unauthenticated('missing_credentials', `Send a credential: ${accepted.map((name) => this.schemes[name].words).join(', or ')}.`);
+    return error.withChallenge(this.challenge(accepted, false));
+  }
 
-export function decodeBasic(value: string): { user: string; password: string } | undefined {
-  if (!/^[A-Za-z0-9+/]+=*$/.test(value)) return undefined;
-  const text = Buffer.from(value, 'base64').toString('utf8');
-  const colon = text.indexOf(':');
-  if (colon < 0) return undefined;
-  return { user: text.slice(0, colon), password: text.slice(colon + 1) };
-}
+  /** Every accepted scheme's challenge, once each (RFC 9110 11.6.1 allows several in one header). */
+  private challenge(accepted: readonly SchemeName[], refused: boolean): string {
+    const challenges = new Set<string>();
+    for (const name of accepted) {
+      const challenge = this.schemes[name].challenge(refused);
+      if (challenge) challenges.add(challenge);
+    }
+    return [...challenges].join(', ') || 'Bearer realm="training-sandbox"';
+  }
 
-const STYLE_WORDS: Record<AuthStyle, string> = {
-  api_key_header: 'an x-api-key header',
-  api_key_query: 'an api_key query parameter',
-  bearer: 'Authorization: Bearer with the app bearer token (bt_…)',
-  oauth2: 'Authorization: Bearer with an OAuth 2.0 access token',
-  basic: 'Authorization: Basic with App ID and App Secret',
-};
-
-function describe(accepted: AuthStyle[]): string {
-  return accepted.map((s) => STYLE_WORDS[s]).join(', or ');
-}
-
-/** RFC 6750: a 401 says which scheme to use, and with error= when a token was wrong. */
-function withChallenge(error: AppError, bearerError: string | undefined): AppError {
-  const challenge = `Bearer realm="training-sandbox"${bearerError ? `, error="${bearerError}"` : ''}`;
-  return Object.assign(error, { challenge });
+  private challengeOf(scheme: AuthScheme, refused: boolean): string {
+    return scheme.challenge(refused) ?? 'Bearer realm="training-sandbox"';
+  }
 }

@@ -29,12 +29,14 @@ export class PageCache {
   constructor(
     private readonly maxBytes: number,
     private readonly ttlMs: number,
+    /** The clock lifetimes are measured on; injectable so tests need no sleeps. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   get(key: string): CachedPage | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.expiresAt <= Date.now()) {
+    if (entry.expiresAt <= this.now()) {
       this.remove(key, entry.page);
       return undefined;
     }
@@ -47,7 +49,7 @@ export class PageCache {
     if (this.maxBytes <= 0 || size > this.maxBytes / 4) return; // one huge page must not flush everything else
     const existing = this.entries.get(key);
     if (existing) this.remove(key, existing.page);
-    this.entries.set(key, { page, expiresAt: Date.now() + this.ttlMs, used: false });
+    this.entries.set(key, { page, expiresAt: this.now() + this.ttlMs, used: false });
     this.bytes += size;
     this.evictOverBudget();
   }

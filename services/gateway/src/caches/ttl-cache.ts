@@ -18,11 +18,13 @@ export class TtlCache<V> {
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
+    /** The clock lifetimes are measured on; injectable so tests need no sleeps. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   get(key: string, load: () => Promise<V>): MaybePromise<V> {
     if (this.ttlMs <= 0) return load();
-    const now = Date.now();
+    const now = this.now();
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.settled ? hit.settled.value : hit.pending;
     if (this.entries.size >= this.maxEntries) this.evictExpiredOrOldest(now);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { commonHeaders } from './request-context';
+import { corsHeaders } from './cors';
 
 /** What node's parser reports, as our status and code. */
 const PARSER_ERRORS: Record<string, { status: number; code: string; message: string }> = {
@@ -27,7 +27,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
-    ...commonHeaders(requestId),
+    'X-Request-Id': requestId,
+    ...corsHeaders('open'),
     Connection: 'close',
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');

@@ -1,76 +1,147 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
-import type { Authenticated } from '../auth/credential-verifier';
-import { CORS_HEADERS } from './cors';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { CallOptionsLite } from '@sandbox/runtime';
+import type { Credential } from '../auth/scheme';
+import { badRequest } from './errors';
+import { publicBaseUrl, type PublicUrlOptions } from './public-url';
+import type { Route } from './route';
 
 /** A caller-supplied id is kept only when it is short and plain, so it is safe in logs and headers. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** What every handler may know about its request; kept in res.locals, which express also uses. */
-export interface RequestLocals {
-  requestId: string;
-  startedAt: bigint;
-  query?: URLSearchParams;
-  /** The app credential the request presented, once authenticated (require-app.ts). */
-  auth?: Authenticated;
-  [key: string]: unknown;
+/**
+ * A request as the dispatcher needs it. Node's IncomingMessage is one; a
+ * batch item or a test builds one from a readable of its body.
+ */
+export interface InboundRequest extends Readable {
+  method?: string;
+  /** Origin-form target: path and query, as sent. */
+  url?: string;
+  headers: IncomingHttpHeaders;
+  /** Names and values in the order received, original case, duplicates kept. */
+  rawHeaders: string[];
+  socket: { remoteAddress?: string; encrypted?: boolean } | null;
 }
 
-/** A request whose response has been sent, as the finish observer sees it. */
-export interface FinishedRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
-  locals: RequestLocals;
-  latencyMs: number;
-}
-
-/** Called once per request when its response is finished (composition.ts: the access log and the app's request log). */
-export type OnRequestFinished = (finished: FinishedRequest) => void;
-
-type WithLocals = ServerResponse & { locals?: RequestLocals };
-
-export function localsOf(res: ServerResponse): RequestLocals {
-  return (res as WithLocals).locals as RequestLocals;
+/** What the dispatcher is configured with that each request may need. */
+export interface EdgeOptions extends PublicUrlOptions {
+  grpcDeadlineMs: number;
+  bodyLimit: number;
 }
 
 /**
- * Gives a request its id (the caller's, when acceptable) and its start time,
- * and arranges for `onFinished` once the response is done. Used by the
- * express app and by the hot route alike; neither sets a header here, so the
- * hot route can send all of its headers in one writeHead.
+ * Everything one request's handler may know: the request, its route and
+ * parameters, the credential it authenticated with, its parsed body, and
+ * what its service calls carry (request id, deadline, cancellation). Parsed
+ * parts are computed once, on first use, so the data page pays only for what
+ * it reads.
  */
-export function beginRequest(req: IncomingMessage, res: ServerResponse, onFinished: OnRequestFinished): RequestLocals {
-  const incoming = req.headers['x-request-id'];
-  const requestId = typeof incoming === 'string' && ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
-  const startedAt = process.hrtime.bigint();
-  const locals: RequestLocals = Object.assign((res as WithLocals).locals ?? Object.create(null), { requestId, startedAt });
-  (res as WithLocals).locals = locals;
-  res.once('finish', () => onFinished({ req, res, locals, latencyMs: Math.round(Number(process.hrtime.bigint() - startedAt) / 1e4) / 100 }));
-  return locals;
+export class RouteContext {
+  readonly requestId: string;
+  readonly startedAt = process.hrtime.bigint();
+  readonly method: string;
+  /** Path without the query string, as sent (still percent-encoded). */
+  readonly path: string;
+  /** The query string without '?', as sent. */
+  readonly rawQuery: string;
+  route?: Route;
+  params: Record<string, string> = {};
+  /** Set once the route's auth scheme accepted the request. */
+  credential?: Credential;
+  /** The body, read as the route's body mode says (body.ts). */
+  body?: unknown;
+  private parsedQuery?: URLSearchParams;
+  private controller?: AbortController;
+  private base?: string;
+
+  constructor(
+    readonly request: InboundRequest,
+    private readonly options: EdgeOptions,
+    /** Calls `abort` if the client goes away before the answer is complete. */
+    private readonly onClientGone: (abort: () => void) => void,
+  ) {
+    const incoming = request.headers['x-request-id'];
+    this.requestId = typeof incoming === 'string' && ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
+    this.method = request.method ?? 'GET';
+    const url = request.url ?? '/';
+    const q = url.indexOf('?');
+    this.path = q < 0 ? url : url.slice(0, q);
+    this.rawQuery = q < 0 ? '' : url.slice(q + 1);
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.request.headers;
+  }
+
+  /** The query string, parsed once. */
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
+
+  /** A query parameter given at most once; `?page=1&page=2` is refused by name instead of silently picking one. */
+  singleParam(name: string): string | undefined {
+    const values = this.query.getAll(name);
+    if (values.length > 1) throw badRequest('invalid_parameter', `${name} must be given once.`);
+    return values[0];
+  }
+
+  /** The absolute base that links in answers start with (public-url.ts). */
+  get baseUrl(): string {
+    return (this.base ??= publicBaseUrl(this.request, this.options));
+  }
+
+  /**
+   * The client's address: the peer's, or behind a trusted proxy the last
+   * X-Forwarded-For entry, which that proxy wrote (earlier entries are the
+   * client's own word and could name anyone).
+   */
+  get clientAddress(): string {
+    const peer = this.request.socket?.remoteAddress ?? '';
+    if (!this.options.trustProxy) return peer;
+    const forwarded = this.headers['x-forwarded-for'];
+    const last = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').pop()?.trim();
+    return last || peer;
+  }
+
+  /** Aborted when the client goes away before the answer, so service calls are cancelled too. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = (this.controller = new AbortController());
+      this.onClientGone(() => controller.abort());
+    }
+    return this.controller.signal;
+  }
+
+  /** Options for every service call the handler makes: request id, the route's deadline, cancellation. */
+  call(): CallOptionsLite {
+    return { requestId: this.requestId, deadlineMs: this.route?.deadlineMs ?? this.options.grpcDeadlineMs, signal: this.signal };
+  }
+
+  get bodyLimit(): number {
+    return this.route?.bodyLimit ?? this.options.bodyLimit;
+  }
+
+  /** Milliseconds since the request began, to two decimals. */
+  elapsedMs(): number {
+    return Math.round(Number(process.hrtime.bigint() - this.startedAt) / 1e4) / 100;
+  }
+
+  /** Path parameters, decoded once the route matched. */
+  setParams(raw: Record<string, string>): void {
+    const params: Record<string, string> = {};
+    for (const name in raw) {
+      const value = raw[name];
+      params[name] = value.includes('%') ? decodeSegment(name, value) : value;
+    }
+    this.params = params;
+  }
 }
 
-/** Headers every response carries, whichever way it is served: its request id, echoed, and CORS. */
-export function commonHeaders(requestId: string): OutgoingHttpHeaders {
-  return { 'X-Request-Id': requestId, ...CORS_HEADERS };
-}
-
-export function setCommonHeaders(res: ServerResponse, requestId: string): void {
-  const headers = commonHeaders(requestId);
-  for (const name in headers) res.setHeader(name, headers[name] as string);
-}
-
-/** The express side of beginRequest, with the common headers set up front. */
-export function requestContext(onFinished: OnRequestFinished): RequestHandler {
-  return (req, res, next) => {
-    setCommonHeaders(res, beginRequest(req, res, onFinished).requestId);
-    next();
-  };
-}
-
-/** The request path without its query string. */
-export function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
+function decodeSegment(name: string, value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw badRequest('invalid_path', `The path segment ${name} is not valid percent-encoding.`);
+  }
 }

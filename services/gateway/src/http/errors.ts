@@ -1,80 +1,71 @@
-import type { ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, GrpcStatus, type Logger } from '@sandbox/runtime';
 import { httpStatusFromGrpc } from './http-status';
+import type { ErrorFormat } from './route';
+import { json, type Reply } from './reply';
+
+/** Thrown for a bad HTTP-level input, so every 400 has one look. */
+export const badRequest = (code: string, message: string) => new AppError(GrpcStatus.INVALID_ARGUMENT, code, message);
 
 /**
- * The one error shape of the API (OAuth endpoints excepted, which answer RFC 6749):
- *   {"error": {"code": "not_found", "message": "…", "requestId": "…"}}
+ * An HTTP-level refusal whose status has no gRPC equivalent (413, 415, 405...).
+ * It is still an AppError, so it renders like every other refusal.
  */
-export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
-  const requestId = (res as ServerResponse & { locals?: { requestId?: string } }).locals?.requestId;
-  const body = JSON.stringify({ error: { code, message, requestId } });
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
-}
-
-/** body-parser's failures carry `type` and a safe `status`; these become our codes. */
-const BODY_ERRORS: Record<string, string> = {
-  'entity.parse.failed': 'malformed_body',
-  'entity.too.large': 'body_too_large',
-  'encoding.unsupported': 'unsupported_encoding',
-  'charset.unsupported': 'unsupported_charset',
-  'request.aborted': 'request_aborted',
-  'request.size.invalid': 'malformed_body',
-};
-
-interface HttpishError {
-  type?: string;
-  status?: number;
-  expose?: boolean;
-  message?: string;
-}
-
-/** Any failure as a response in the one shape; the only place errors become HTTP. */
-export function renderError(res: ServerResponse, error: unknown, logger: Logger, where: { method?: string; path: string }): void {
-  const requestId = (res as ServerResponse & { locals?: { requestId?: string } }).locals?.requestId;
-  if (res.headersSent) {
-    res.destroy();
-    return;
+export class HttpRefusal extends AppError {
+  constructor(
+    readonly httpStatus: number,
+    code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(GrpcStatus.INVALID_ARGUMENT, code, message);
   }
-  if (error instanceof AppError) {
-    const status = httpStatusFromGrpc(error.status);
-    if (status === 401 && !res.getHeader('WWW-Authenticate')) {
-      // Set by the credential verifier when it knows more (RFC 6750 error=…).
-      const challenge = (error as AppError & { challenge?: string }).challenge;
-      res.setHeader('WWW-Authenticate', challenge ?? 'Bearer realm="training-sandbox"');
-    }
-    if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-    if (status >= 500) logger.warn({ requestId, code: error.code }, error.message);
-    sendError(res, status, error.code, error.message);
-    return;
-  }
-  const httpish = error as HttpishError;
-  if (httpish && typeof httpish.status === 'number' && httpish.status >= 400 && httpish.status < 500 && httpish.expose !== false) {
-    const code = BODY_ERRORS[httpish.type ?? ''] ?? 'bad_request';
-    const message =
-      code === 'malformed_body'
-        ? `The request body is not valid JSON: ${httpish.message}`
-        : code === 'body_too_large'
-          ? 'The request body is larger than this endpoint accepts.'
-          : (httpish.message ?? 'Bad request.');
-    sendError(res, httpish.status, code, message);
-    return;
-  }
-  logger.error({ requestId, err: error, ...where }, 'unhandled error');
-  sendError(res, 500, 'internal', 'An internal error occurred.');
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => renderError(res, error, logger, { method: req.method, path: req.path });
+/** RFC 6749 5.2, RFC 7009 and RFC 7662 error values: passed through as they are on the OAuth endpoints. */
+const OAUTH_ERRORS = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'unsupported_token_type',
+  'access_denied',
+  'unsupported_response_type',
+  'server_error',
+  'temporarily_unavailable',
+]);
+
+/** The body of a refusal in the route's format. */
+function errorBody(format: ErrorFormat, status: number, code: string, message: string, requestId: string): unknown {
+  if (format === 'api') return { error: { code, message, requestId } };
+  // RFC 6749 5.2: a registered error value; anything the edge itself refused is an invalid request.
+  const error = OAUTH_ERRORS.has(code) ? code : status >= 500 ? (status === 503 ? 'temporarily_unavailable' : 'server_error') : 'invalid_request';
+  return { error, error_description: message };
 }
 
-export const notFoundHandler: RequestHandler = (req, res) => {
-  sendError(res, 404, 'not_found', `No endpoint at ${req.method} ${req.path}. GET / lists the API.`);
-};
+/** A refusal the edge makes itself (404, 405, 413...): the route's format, or the API's where no route matched. */
+export function refusal(status: number, code: string, message: string, requestId: string, format: ErrorFormat = 'api'): Reply {
+  return json(errorBody(format, status, code, message, requestId), status);
+}
 
-/** Thrown by handlers for a bad HTTP-level input, so every 400 has one look. */
-export const badRequest = (code: string, message: string) => new AppError(GrpcStatus.INVALID_ARGUMENT, code, message);
+/**
+ * Any failure as an answer in the route's error format: the one place errors
+ * become HTTP. An AppError keeps its code and message and brings its typed
+ * details (challenge, Retry-After); anything else is a 500 whose details go to
+ * the log only.
+ */
+export function errorReply(error: unknown, format: ErrorFormat, requestId: string, logger: Logger, where: { method: string; path: string }): Reply {
+  if (!(error instanceof AppError)) {
+    logger.error({ requestId, err: error, ...where }, 'unhandled error');
+    return refusal(500, 'internal', 'An internal error occurred.', requestId, format);
+  }
+  const status = error instanceof HttpRefusal ? error.httpStatus : httpStatusFromGrpc(error.status);
+  const reply = refusal(status, error.code, error.message, requestId, format);
+  if (error instanceof HttpRefusal) Object.assign(reply.headers, error.headers);
+  if (status === 401) reply.headers['WWW-Authenticate'] = error.challenge ?? 'Bearer realm="training-sandbox"';
+  else if (error.challenge !== undefined) reply.headers['WWW-Authenticate'] = error.challenge;
+  if (error.retryAfterSeconds !== undefined) reply.headers['Retry-After'] = String(error.retryAfterSeconds);
+  if (status >= 500) logger.warn({ requestId, code: error.code, ...where }, error.message);
+  return reply;
+}

@@ -1,5 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { IncomingHttpHeaders } from 'node:http';
 
 export interface PublicUrlOptions {
   publicBaseUrl?: string;
@@ -17,9 +16,15 @@ const first = (value: string | string[] | undefined) => (Array.isArray(value) ? 
  * base URL wins; behind a trusted proxy, X-Forwarded-Proto/Host/Prefix say how
  * the client addressed us; otherwise the connection's scheme and the Host header.
  */
-export function publicBaseUrl(req: IncomingMessage, options: PublicUrlOptions): string {
+/** The parts of a request the public URL depends on (node's IncomingMessage is one). */
+export interface AddressedRequest {
+  headers: IncomingHttpHeaders;
+  socket: { remoteAddress?: string; encrypted?: boolean } | null;
+}
+
+export function publicBaseUrl(req: AddressedRequest, options: PublicUrlOptions): string {
   if (options.publicBaseUrl) return options.publicBaseUrl;
-  let scheme = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+  let scheme = req.socket?.encrypted ? 'https' : 'http';
   let host = first(req.headers.host);
   let prefix = '';
   if (options.trustProxy) {

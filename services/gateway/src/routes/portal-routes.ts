@@ -1,11 +1,11 @@
-import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { identity } from '@sandbox/contracts';
+import { sessionOf } from '../auth/scheme';
 import type { GatewayDeps } from '../deps';
-import { badRequest } from '../http/error-response';
-import { noStore, requireSession, sessionUser } from '../http/portal-session';
-import { singleQueryParam } from '../http/query';
-import { route, withAuth, type RouteDef } from '../http/route-table';
+import type { RouteContext } from '../http/context';
+import { badRequest } from '../http/errors';
+import { json } from '../http/reply';
+import { route, type Route, type RouteSpec } from '../http/route';
 
 /*
  * The portal API: accounts and sessions (/api/auth/*, /api/me) and app
@@ -78,161 +78,174 @@ const redirectUrisBody = z.strictObject({ redirectUris: textList('redirectUris')
 const scopesBody = z.strictObject({ scopes: textList('scopes') });
 
 /**
- * A JSON object body checked against `schema`; the first problem becomes a 400
- * naming the field. `optional` accepts a request without a body as {}.
+ * The route's JSON object body (read by the dispatcher, body mode json)
+ * checked against `schema`; the first problem becomes a 400 naming the field.
  */
-function parseBody<S extends z.ZodType>(req: Request, schema: S, options: { optional?: boolean } = {}): z.output<S> {
-  let body: unknown = req.body;
-  if (body === undefined && options.optional && !req.get('content-type')) body = {};
-  if (body === undefined) {
-    throw badRequest('invalid_body', 'Send a JSON object body with Content-Type: application/json.');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('invalid_body', 'The request body must be a JSON object.');
-  }
-  const result = schema.safeParse(body);
+function parseBody<S extends z.ZodObject>(ctx: RouteContext, schema: S): z.output<S> {
+  const result = schema.safeParse(ctx.body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const message =
     issue.code === 'unrecognized_keys'
-      ? `Unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; this endpoint accepts ${Object.keys((schema as unknown as z.ZodObject).shape).join(', ')}.`
+      ? `Unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; this endpoint accepts ${Object.keys(schema.shape).join(', ')}.`
       : issue.message;
   throw badRequest('invalid_body', message.endsWith('.') ? message : `${message}.`);
 }
 
 // ---- routes --------------------------------------------------------------------
 
-export function portalRoutes(deps: GatewayDeps): RouteDef[] {
+export function portalRoutes(deps: GatewayDeps): Route[] {
   const { identity: client } = deps.clients;
-  const session = requireSession(deps);
-  const call = (res: Response) => ({ requestId: res.locals.requestId as string });
-  const owner = (res: Response) => sessionUser(res).id;
-  const appId = (req: Request) => String(req.params.id);
-  const portal = (def: RouteDef) => withAuth(def, 'portal session (Authorization: Bearer <session token>)');
+  const owner = (ctx: RouteContext) => sessionOf(ctx).user.id;
+  const appId = (ctx: RouteContext) => ctx.params.id;
+  /** Every portal answer may hold a session token or a credential: never stored by a cache. */
+  const account = (spec: RouteSpec) => route({ noStore: true, ...spec });
+  /** A route for the signed-in user. */
+  const portal = (spec: RouteSpec) => account({ auth: ['portal_session'], ...spec });
 
   return [
-    route('POST', '/api/auth/register', 'Create a portal account; answers a session token.', noStore, async (req, res) => {
-      const body = parseBody(req, credentialsBody);
-      const { session: created } = await client.register(body, call(res));
-      res.status(201).json({ token: created?.token, expiresAt: created?.expiresAt });
+    account({
+      methods: 'POST',
+      path: '/api/auth/register',
+      summary: 'Create a portal account; answers a session token.',
+      body: 'json',
+      handler: async (ctx) => {
+        const { session: created } = await client.register(parseBody(ctx, credentialsBody), ctx.call());
+        return json({ token: created?.token, expiresAt: created?.expiresAt }, 201);
+      },
     }),
-    route('POST', '/api/auth/login', 'Sign in; answers a session token.', noStore, async (req, res) => {
-      const body = parseBody(req, credentialsBody);
-      const { session: created } = await client.login(body, call(res));
-      res.json({ token: created?.token, expiresAt: created?.expiresAt });
+    account({
+      methods: 'POST',
+      path: '/api/auth/login',
+      summary: 'Sign in; answers a session token.',
+      body: 'json',
+      handler: async (ctx) => {
+        const body = parseBody(ctx, credentialsBody);
+        const { session: created } = await client.login({ ...body, clientAddress: ctx.clientAddress }, ctx.call());
+        return json({ token: created?.token, expiresAt: created?.expiresAt });
+      },
     }),
-    portal(
-      route('POST', '/api/auth/logout', 'Sign out: the session token stops working.', noStore, session, async (_req, res) => {
-        await client.logout({ token: res.locals.sessionToken as string }, call(res));
-        res.json({ status: 'signed_out' });
-      }),
-    ),
-    portal(
-      route('GET', '/api/me', 'The signed-in user.', noStore, session, (_req, res) => {
-        res.json(userJson(sessionUser(res)));
-      }),
-    ),
-    portal(
-      route('POST', '/api/me/reset', 'Delete every app of the signed-in user.', noStore, session, async (_req, res) => {
-        const { deleted } = await client.resetOwner({ ownerId: owner(res) }, call(res));
-        res.json({ deleted });
-      }),
-    ),
+    portal({
+      methods: 'POST',
+      path: '/api/auth/logout',
+      summary: 'Sign out: the session token stops working.',
+      handler: async (ctx) => {
+        await client.logout({ token: sessionOf(ctx).token }, ctx.call());
+        return json({ status: 'signed_out' });
+      },
+    }),
+    portal({ methods: 'GET', path: '/api/me', summary: 'The signed-in user.', handler: (ctx) => json(userJson(sessionOf(ctx).user)) }),
+    portal({
+      methods: 'POST',
+      path: '/api/me/reset',
+      summary: 'Delete every app of the signed-in user.',
+      handler: async (ctx) => json({ deleted: (await client.resetOwner({ ownerId: owner(ctx) }, ctx.call())).deleted }),
+    }),
 
-    portal(
-      route('GET', '/api/apps', 'Every app of the signed-in user.', noStore, session, async (_req, res) => {
-        const { apps } = await client.listApps({ ownerId: owner(res) }, call(res));
-        res.json({ apps: apps.map(appJson) });
-      }),
-    ),
-    portal(
-      route('POST', '/api/apps', 'Create an app; its credentials are returned in this answer only.', noStore, session, async (req, res) => {
-        const body = parseBody(req, createAppBody);
+    portal({
+      methods: 'GET',
+      path: '/api/apps',
+      summary: 'Every app of the signed-in user.',
+      handler: async (ctx) => json({ apps: (await client.listApps({ ownerId: owner(ctx) }, ctx.call())).apps.map(appJson) }),
+    }),
+    portal({
+      methods: 'POST',
+      path: '/api/apps',
+      summary: 'Create an app; its credentials are returned in this answer only.',
+      body: 'json',
+      handler: async (ctx) => {
+        const body = parseBody(ctx, createAppBody);
         const created = await client.createApp(
           {
-            ownerId: owner(res),
+            ownerId: owner(ctx),
             name: body.name,
             description: body.description ?? '',
             scopes: body.scopes === undefined ? undefined : { scopes: body.scopes },
             redirectUris: body.redirectUris ?? [],
           },
-          call(res),
+          ctx.call(),
         );
-        res.status(201).location(`/api/apps/${created.app?.id}`).json(appWithIssued(created.app, created.issued));
-      }),
-    ),
-    portal(
-      route('GET', '/api/apps/:id', 'App details, credential metadata and scopes (never a secret).', noStore, session, async (req, res) => {
-        const { app } = await client.getApp({ ownerId: owner(res), id: appId(req) }, call(res));
-        res.json(appJson(app));
-      }),
-    ),
-    portal(
-      route(
-        'DELETE',
-        '/api/apps/:id',
-        'Delete the app, its credentials and logs; with ?mode=revoke, disable it instead.',
-        noStore,
-        session,
-        async (req, res) => {
-          const mode = singleQueryParam(req, 'mode');
-          if (mode !== undefined && mode !== 'revoke') throw badRequest('invalid_parameter', 'mode must be revoke, or absent to delete permanently.');
-          const result = await client.deleteApp({ ownerId: owner(res), id: appId(req), revoke: mode === 'revoke' }, call(res));
-          res.json(result.outcome === 'revoked' ? appJson(result.app) : { id: result.id, status: 'deleted' });
-        },
-      ),
-    ),
-    portal(
-      route('POST', '/api/apps/:id/secret', 'Replace the App Secret; the new one is returned once.', noStore, session, async (req, res) => {
-        const result = await client.regenerateSecret({ ownerId: owner(res), id: appId(req) }, call(res));
-        res.json(appWithIssued(result.app, result.issued));
-      }),
-    ),
-    portal(
-      route(
-        'POST',
-        '/api/apps/:id/rotate',
-        'Rotate the chosen credentials ({secret, apiKey, bearer}; none given: all); new values returned once.',
-        noStore,
-        session,
-        async (req, res) => {
-          const body = parseBody(req, rotateBody, { optional: true });
-          const result = await client.rotateCredentials(
-            { ownerId: owner(res), id: appId(req), appSecret: body.secret, apiKey: body.apiKey, bearerToken: body.bearer },
-            call(res),
-          );
-          res.json(appWithIssued(result.app, result.issued));
-        },
-      ),
-    ),
-    portal(
-      route('PUT', '/api/apps/:id/redirect-uris', 'Replace the allowed OAuth redirect URIs (at most 10).', noStore, session, async (req, res) => {
-        const body = parseBody(req, redirectUrisBody);
-        const { app } = await client.setRedirectUris({ ownerId: owner(res), id: appId(req), redirectUris: body.redirectUris }, call(res));
-        res.json(appJson(app));
-      }),
-    ),
-    portal(
-      route('PUT', '/api/apps/:id/scopes', 'Replace the pack scopes the app holds.', noStore, session, async (req, res) => {
-        const body = parseBody(req, scopesBody);
-        const { app } = await client.setScopes({ ownerId: owner(res), id: appId(req), scopes: body.scopes }, call(res));
-        res.json(appJson(app));
-      }),
-    ),
-    portal(
-      route('GET', '/api/apps/:id/logs', "The app's request log, newest first (page_size, pageToken).", noStore, session, async (req, res) => {
-        const pageSize = singleQueryParam(req, 'page_size');
+        return json(appWithIssued(created.app, created.issued), 201, { Location: `/api/apps/${created.app?.id}` });
+      },
+    }),
+    portal({
+      methods: 'GET',
+      path: '/api/apps/:id',
+      summary: 'App details, credential metadata and scopes (never a secret).',
+      handler: async (ctx) => json(appJson((await client.getApp({ ownerId: owner(ctx), id: appId(ctx) }, ctx.call())).app)),
+    }),
+    portal({
+      methods: 'DELETE',
+      path: '/api/apps/:id',
+      summary: 'Delete the app, its credentials and logs; with ?mode=revoke, disable it instead.',
+      handler: async (ctx) => {
+        const mode = ctx.singleParam('mode');
+        if (mode !== undefined && mode !== 'revoke') throw badRequest('invalid_parameter', 'mode must be revoke, or absent to delete permanently.');
+        const result = await client.deleteApp({ ownerId: owner(ctx), id: appId(ctx), revoke: mode === 'revoke' }, ctx.call());
+        return json(result.outcome === 'revoked' ? appJson(result.app) : { id: result.id, status: 'deleted' });
+      },
+    }),
+    portal({
+      methods: 'POST',
+      path: '/api/apps/:id/secret',
+      summary: 'Replace the App Secret; the new one is returned once.',
+      handler: async (ctx) => {
+        const result = await client.regenerateSecret({ ownerId: owner(ctx), id: appId(ctx) }, ctx.call());
+        return json(appWithIssued(result.app, result.issued));
+      },
+    }),
+    portal({
+      methods: 'POST',
+      path: '/api/apps/:id/rotate',
+      summary: 'Rotate the chosen credentials ({secret, apiKey, bearer}; none given: all); new values returned once.',
+      body: 'json',
+      bodyOptional: true,
+      handler: async (ctx) => {
+        const body = parseBody(ctx, rotateBody);
+        const result = await client.rotateCredentials(
+          { ownerId: owner(ctx), id: appId(ctx), appSecret: body.secret, apiKey: body.apiKey, bearerToken: body.bearer },
+          ctx.call(),
+        );
+        return json(appWithIssued(result.app, result.issued));
+      },
+    }),
+    portal({
+      methods: 'PUT',
+      path: '/api/apps/:id/redirect-uris',
+      summary: 'Replace the allowed OAuth redirect URIs (at most 10).',
+      body: 'json',
+      handler: async (ctx) => {
+        const body = parseBody(ctx, redirectUrisBody);
+        return json(appJson((await client.setRedirectUris({ ownerId: owner(ctx), id: appId(ctx), redirectUris: body.redirectUris }, ctx.call())).app));
+      },
+    }),
+    portal({
+      methods: 'PUT',
+      path: '/api/apps/:id/scopes',
+      summary: 'Replace the pack scopes the app holds.',
+      body: 'json',
+      handler: async (ctx) => {
+        const body = parseBody(ctx, scopesBody);
+        return json(appJson((await client.setScopes({ ownerId: owner(ctx), id: appId(ctx), scopes: body.scopes }, ctx.call())).app));
+      },
+    }),
+    portal({
+      methods: 'GET',
+      path: '/api/apps/:id/logs',
+      summary: "The app's request log, newest first (page_size, pageToken).",
+      handler: async (ctx) => {
+        const pageSize = ctx.singleParam('page_size');
         if (pageSize !== undefined && !/^[1-9]\d{0,5}$/.test(pageSize)) throw badRequest('invalid_parameter', 'page_size must be a positive integer.');
         const page = await client.listRequestLogs(
-          { ownerId: owner(res), id: appId(req), pageSize: pageSize === undefined ? 0 : Number(pageSize), pageToken: singleQueryParam(req, 'pageToken') ?? '' },
-          call(res),
+          { ownerId: owner(ctx), id: appId(ctx), pageSize: pageSize === undefined ? 0 : Number(pageSize), pageToken: ctx.singleParam('pageToken') ?? '' },
+          ctx.call(),
         );
-        res.json({
+        return json({
           entries: page.entries.map(({ app: _app, ...entry }) => entry),
           total: page.total,
           ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
         });
-      }),
-    ),
+      },
+    }),
   ];
 }

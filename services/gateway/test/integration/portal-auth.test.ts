@@ -218,7 +218,7 @@ describe('portal accounts and sessions (through the gateway)', () => {
     const { email: address, token } = await register();
     await request('POST', '/api/auth/login', { body: { email: address, password: 'a wrong password' } });
     // Log lines are written in chunks, at most 250 ms after they were logged.
-    await eventually(async () => system.output(), (out) => out.includes('"path":"/api/auth/login"'), 2000);
+    await eventually(async () => system.output(), (out) => out.includes('"path":"/api/auth/login"'), 10_000);
     const output = system.output();
     expect(output).not.toContain(PASSWORD);
     expect(output).not.toContain('a wrong password');

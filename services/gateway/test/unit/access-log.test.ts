@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@sandbox/runtime';
-import { AccessLog } from '../../src/access-log';
+import { AccessLog } from '../../src/observe/access-log';
 
 /** A logger writing straight into an array of parsed lines. */
 function capturingLogger() {

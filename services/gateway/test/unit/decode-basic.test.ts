@@ -1,4 +1,4 @@
-import { decodeBasic } from '../../src/auth/credential-verifier';
+import { decodeBasic } from '../../src/auth/schemes/basic';
 
 describe('decodeBasic', () => {
   it('splits at the first colon, so a secret may contain colons', () => {

@@ -1,13 +1,15 @@
-import { PageCache, type CachedPage } from '../../src/data-pages/page-cache';
+import { PageCache, type CachedPage } from '../../src/caches/page-cache';
 
 const page = (bytes: number, scope = 'hr:read'): CachedPage => ({ bodyJson: new Uint8Array(bytes), etag: '"e"', link: '', scope });
 
 describe('PageCache', () => {
-  it('when a page was stored, then it is served until its TTL passes', async () => {
-    const cache = new PageCache(10_000, 40);
+  it('when a page was stored, then it is served until its TTL passes, and not at it', () => {
+    let now = 1_000_000;
+    const cache = new PageCache(10_000, 40, () => now);
     cache.set('a', page(100));
+    now += 39;
     expect(cache.get('a')?.bodyJson.byteLength).toBe(100);
-    await new Promise((r) => setTimeout(r, 60));
+    now += 1;
     expect(cache.get('a')).toBeUndefined();
     expect(cache.size.bytes).toBe(0);
   });

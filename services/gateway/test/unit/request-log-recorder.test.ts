@@ -1,6 +1,6 @@
 import type { identity } from '@sandbox/contracts';
 import { createLogger } from '@sandbox/runtime';
-import { RequestLogRecorder, type RecordedRequest } from '../../src/auth/request-log-recorder';
+import { RequestLogRecorder, type RecordedRequest } from '../../src/observe/request-log-recorder';
 
 /** A sink that keeps the batches it is given. */
 function collectingClients() {

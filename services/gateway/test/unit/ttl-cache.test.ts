@@ -1,4 +1,4 @@
-import { TtlCache } from '../../src/auth/ttl-cache';
+import { TtlCache } from '../../src/caches/ttl-cache';
 
 describe('TtlCache', () => {
   it('when the same key is asked twice within the TTL, then the loader runs once', async () => {
@@ -16,11 +16,15 @@ describe('TtlCache', () => {
     expect(cache.get('a', async () => 2)).toBe(1);
   });
 
-  it('when the TTL has passed, then the loader runs again', async () => {
-    const cache = new TtlCache<number>(30);
+  it('when the TTL has passed, then the loader runs again; until then it does not', async () => {
+    let now = 1_000_000;
+    // CREDENTIAL_CACHE_MS at its maximum: with identity's own 500 ms, a rotation is seen within a second.
+    const cache = new TtlCache<number>(500, 10, () => now);
     let calls = 0;
     await cache.get('a', async () => ++calls);
-    await new Promise((r) => setTimeout(r, 60));
+    now += 499;
+    expect(await cache.get('a', async () => ++calls)).toBe(1);
+    now += 1;
     expect(await cache.get('a', async () => ++calls)).toBe(2);
   });
 

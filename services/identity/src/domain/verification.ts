@@ -1,38 +1,31 @@
+import type { common } from '@sandbox/contracts';
 import type { AppRecord, AppStore } from '../stores/app-store';
 import { CredentialCrypto, digestsEqual } from './credential-crypto';
 import { PATTERN } from './credentials';
 import { ShortLivedCache } from './short-lived-cache';
 
-export interface Principal {
-  id: string;
-  appId: string;
-  ownerId: string;
-  scopes: string[];
-}
+/** The one principal type, owned by the proto (sandbox.common.v1). */
+export type Principal = common.AppPrincipal;
 
 /** A refusal is an answer, not an error: callers (and their caches) treat both alike. */
-export interface CredentialCheck {
-  ok: boolean;
-  reason: string;
-  principal?: Principal;
-}
+export type CredentialCheck = common.CredentialCheck;
 
 export interface AppLookup {
   found: boolean;
   active: boolean;
-  principal?: Principal;
+  principal: Principal | undefined;
   redirectUris: string[];
 }
 
 export interface SigningKey {
   found: boolean;
   active: boolean;
-  principal?: Principal;
+  principal: Principal | undefined;
   apiKey: string;
 }
 
 const principalOf = (app: AppRecord): Principal => ({ id: app.id, appId: app.appId, ownerId: app.ownerId, scopes: [...app.scopes] });
-const refuse = (reason: string): CredentialCheck => ({ ok: false, reason });
+const refuse = (reason: string): CredentialCheck => ({ ok: false, reason, principal: undefined });
 const REVOKED = 'The app is revoked; its credentials no longer work.';
 
 /**
@@ -90,14 +83,14 @@ export class CredentialVerifier {
 
   async lookupApp(appId: string): Promise<AppLookup> {
     const app = PATTERN.appId.test(appId) ? await this.byAppId(appId) : null;
-    if (!app) return { found: false, active: false, redirectUris: [] };
+    if (!app) return { found: false, active: false, principal: undefined, redirectUris: [] };
     return { found: true, active: app.status === 'active', principal: principalOf(app), redirectUris: [...app.redirectUris] };
   }
 
   /** The plain API key, for the oauth service's HMAC, Digest and OAuth 1.0a checks; never for a revoked app. */
   async getSigningKey(appId: string): Promise<SigningKey> {
     const app = PATTERN.appId.test(appId) ? await this.byAppId(appId) : null;
-    if (!app) return { found: false, active: false, apiKey: '' };
+    if (!app) return { found: false, active: false, principal: undefined, apiKey: '' };
     if (app.status !== 'active') return { found: true, active: false, principal: principalOf(app), apiKey: '' };
     return { found: true, active: true, principal: principalOf(app), apiKey: this.crypto.decrypt(app.credentials.apiKey.sealed, app.id) };
   }

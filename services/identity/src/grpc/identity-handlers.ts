@@ -4,7 +4,7 @@ import type { AccountService } from '../domain/accounts';
 import type { AppService } from '../domain/apps';
 import type { RequestLogService } from '../domain/request-logs';
 import type { CredentialVerifier } from '../domain/verification';
-import { toApp, toCheck, toIssued, toLogEntry, toUser } from './mappers';
+import { toApp, toIssued, toLogEntry, toUser } from './mappers';
 
 export interface IdentityDomain {
   accounts: AccountService;
@@ -92,21 +92,19 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
       },
 
       async verifyApiKey(request) {
-        return { check: toCheck(await verifier.verifyApiKey(request.apiKey)) };
+        return { check: await verifier.verifyApiKey(request.apiKey) };
       },
       async verifyBearerToken(request) {
-        return { check: toCheck(await verifier.verifyBearerToken(request.bearerToken)) };
+        return { check: await verifier.verifyBearerToken(request.bearerToken) };
       },
       async verifyBasic(request) {
-        return { check: toCheck(await verifier.verifyBasic(request.appId, request.appSecret)) };
+        return { check: await verifier.verifyBasic(request.appId, request.appSecret) };
       },
       async lookupApp(request) {
-        const found = await verifier.lookupApp(request.appId);
-        return { ...found, principal: found.principal };
+        return verifier.lookupApp(request.appId);
       },
       async getSigningKey(request) {
-        const found = await verifier.getSigningKey(request.appId);
-        return { ...found, principal: found.principal };
+        return verifier.getSigningKey(request.appId);
       },
     },
     logger,

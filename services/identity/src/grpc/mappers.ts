@@ -2,7 +2,6 @@ import { identity } from '@sandbox/contracts';
 import type { AppRecord } from '../stores/app-store';
 import type { UserRecord } from '../stores/user-store';
 import type { IssuedCredentials } from '../domain/apps';
-import type { CredentialCheck } from '../domain/verification';
 import type { RequestLogRecord } from '../stores/request-log-store';
 
 /** The one place an app record becomes a message: metadata only, never a hash or ciphertext. */
@@ -30,10 +29,6 @@ export function toUser(user: UserRecord): identity.User {
 
 export function toIssued(issued: IssuedCredentials): identity.IssuedCredentials {
   return { appSecret: issued.appSecret, apiKey: issued.apiKey, bearerToken: issued.bearerToken };
-}
-
-export function toCheck(check: CredentialCheck): identity.CredentialCheck {
-  return { ok: check.ok, reason: check.reason, principal: check.principal };
 }
 
 export function toLogEntry(entry: RequestLogRecord): identity.RequestLogEntry {

@@ -2,7 +2,8 @@ import { renderPage, type PageRequest } from '../../../src/domain';
 import type { Row } from '../../../src/domain/entity';
 
 export const SIGNING_KEY = 'unit-test-signing-key';
-export const BASE_URL = 'https://sandbox.test/prefix';
+/** Where the data API is mounted, as a client behind a proxy prefix addresses it. */
+export const ROOT_URL = 'https://sandbox.test/prefix/playground/data';
 export const ALL_SCOPES = ['fpa:read', 'stocks:read', 'marketing:read', 'hr:read', 'cricket:read'];
 
 export interface Response {
@@ -21,42 +22,22 @@ export interface PageBody {
   data: unknown[];
 }
 
-const PARAMETER_FIELDS: Record<string, keyof PageRequest> = {
-  shape: 'shape',
-  page: 'page',
-  page_size: 'pageSize',
-  offset: 'offset',
-  limit: 'limit',
-  cursor: 'cursor',
-  pageToken: 'pageToken',
-  paginate: 'paginate',
-};
-
-/** The page request the gateway would build for a URL under BASE_URL. */
+/** The page request the gateway sends for a URL under ROOT_URL: the raw query, untouched. */
 export function requestFor(url: string, grantedScopes: readonly string[] = ALL_SCOPES): PageRequest {
-  const parsed = new URL(url, BASE_URL);
-  const path = parsed.pathname.slice(new URL(BASE_URL).pathname.length);
-  const [, pack, entity] = /^\/playground\/data\/([^/]+)\/([^/]+)$/.exec(path) ?? [];
+  const parsed = new URL(url, ROOT_URL);
+  const below = parsed.pathname.slice(new URL(ROOT_URL).pathname.length);
+  const [, pack, entity] = /^\/([^/]+)\/([^/]+)$/.exec(below) ?? [];
   if (!pack || !entity) throw new Error(`not a data URL: ${url}`);
-  const request: Record<string, unknown> = { pack, entity, grantedScopes, baseUrl: BASE_URL, path };
-  const passthroughQuery: Record<string, string> = {};
-  for (const [name, value] of parsed.searchParams) {
-    const field = PARAMETER_FIELDS[name];
-    if (field) request[field] = value;
-    else passthroughQuery[name] = value;
-  }
-  request['passthroughQuery'] = passthroughQuery;
-  return request as unknown as PageRequest;
+  return { pack, entity, rawQuery: parsed.search.slice(1), grantedScopes, rootUrl: ROOT_URL };
 }
 
-/** A GET of the data endpoint, as a client sees it, for an absolute URL or a path under the base. */
+/** A GET of the data endpoint, as a client sees it, for an absolute URL or a path-absolute one (pagination.next). */
 export function get(url: string, grantedScopes: readonly string[] = ALL_SCOPES): Response {
-  const absolute = url.startsWith('/') ? `${BASE_URL}${url}` : url;
-  const page = renderPage(requestFor(absolute, grantedScopes), SIGNING_KEY);
+  const page = renderPage(requestFor(url, grantedScopes), SIGNING_KEY);
   return { body: JSON.parse(page.bodyJson.toString('utf8')) as PageBody, etag: page.etag, link: page.link };
 }
 
-export const dataUrl = (pack: string, entity: string, query = '') => `${BASE_URL}/playground/data/${pack}/${entity}${query ? `?${query}` : ''}`;
+export const dataUrl = (pack: string, entity: string, query = '') => `${ROOT_URL}/${pack}/${entity}${query ? `?${query}` : ''}`;
 
 /** Runs `fn` and returns the error it throws, failing if it does not throw. */
 export function thrown(fn: () => unknown): { status: string; code: string; message: string } {

@@ -1,0 +1,20 @@
+import type { BackendClients } from '../../clients';
+import type { AuthScheme, SchemeName } from '../scheme';
+import { apiKeySchemes } from './api-key';
+import { appBearerScheme } from './app-bearer';
+import { basicScheme } from './basic';
+import { oauth2TokenScheme } from './oauth2-token';
+import { portalSessionScheme } from './portal-session';
+
+/** Every scheme the gateway knows, one object each; routes name the ones they accept. */
+export function createAuthSchemes(clients: BackendClients, credentialCacheMs: number): Record<SchemeName, AuthScheme> {
+  const [apiKeyHeader, apiKeyQuery] = apiKeySchemes(clients, credentialCacheMs);
+  return {
+    api_key_header: apiKeyHeader,
+    api_key_query: apiKeyQuery,
+    bearer: appBearerScheme(clients, credentialCacheMs),
+    oauth2: oauth2TokenScheme(clients, credentialCacheMs),
+    basic: basicScheme(clients, credentialCacheMs),
+    portal_session: portalSessionScheme(clients),
+  };
+}

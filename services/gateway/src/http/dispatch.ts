@@ -1,0 +1,85 @@
+import type { Logger } from '@sandbox/runtime';
+import type { Authenticator } from '../auth/authenticate';
+import { whenReady, type MaybePromise } from '../maybe-async';
+import { readBody } from './body';
+import type { RouteContext } from './context';
+import { corsHeaders, isPreflight, preflightReply } from './cors';
+import { errorReply, refusal } from './errors';
+import { empty, type Reply } from './reply';
+import type { HttpMethod, Route } from './route';
+import type { Matched, Router } from './router';
+
+/**
+ * Serves one request through the route table and answers it; never throws,
+ * never rejects. A caller that has matched the path already may pass the match.
+ */
+export type Dispatch = (ctx: RouteContext, matched?: Matched) => MaybePromise<Reply>;
+
+/**
+ * The gateway's one request pipeline: match the row, answer OPTIONS and 405
+ * from the table, authenticate with the row's schemes, read the body its mode
+ * declares, run its handler, render any failure in its error format, and add
+ * what every answer carries (request id, CORS, no-store). The HTTP server
+ * calls it for every request; so can a batch item or a test.
+ *
+ * A request whose credential is remembered and whose handler answers from
+ * memory (the cached data page) runs synchronously end to end: no promise, no
+ * microtask (see maybe-async.ts).
+ */
+export function createDispatch(router: Router, authenticator: Authenticator, logger: Logger): Dispatch {
+  const fail = (ctx: RouteContext, error: unknown): Reply =>
+    errorReply(error, ctx.route?.errors ?? 'api', ctx.requestId, logger, { method: ctx.method, path: ctx.path });
+
+  const serve = (ctx: RouteContext, matched: Matched): MaybePromise<Reply> => {
+    if (matched.kind === 'none') return refusal(404, 'not_found', `No endpoint at ${ctx.method} ${ctx.path}. GET / lists the API.`, ctx.requestId);
+    if (matched.kind === 'other-method') return otherMethod(ctx, matched.allowed, matched.routes);
+    const { route } = matched;
+    ctx.route = route;
+    ctx.setParams(matched.params);
+    const authenticated = route.auth.length ? authenticator.authenticate(ctx, route.auth) : undefined;
+    const mode = route.body;
+    const bodyRead = mode === 'none' ? authenticated : whenReady(authenticated, () => readBody(ctx, mode, route.bodyOptional));
+    return whenReady(bodyRead, () => route.handler(ctx));
+  };
+
+  return (ctx, matched) => {
+    let reply: MaybePromise<Reply>;
+    try {
+      reply = serve(ctx, matched ?? router.match(ctx.method, ctx.path));
+    } catch (error) {
+      reply = fail(ctx, error);
+    }
+    if (reply instanceof Promise) {
+      return reply.then(
+        (r) => finish(ctx, r),
+        (error: unknown) => finish(ctx, fail(ctx, error)),
+      );
+    }
+    return finish(ctx, reply);
+  };
+}
+
+/** OPTIONS, and any other method a path is not served with: answered from the rows at that path. */
+function otherMethod(ctx: RouteContext, allowed: HttpMethod[], routes: Route[]): Reply {
+  if (isPreflight(ctx)) return preflightReply(ctx, routes[0].cors, allowed);
+  const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  if (ctx.method === 'OPTIONS') return empty(204, { Allow: allow });
+  const reply = refusal(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}.`, ctx.requestId);
+  reply.headers.Allow = allow;
+  return reply;
+}
+
+/** What every answer carries, whichever way it was produced; HEAD answers keep their headers and lose the body. */
+function finish(ctx: RouteContext, reply: Reply): Reply {
+  const { headers } = reply;
+  headers['X-Request-Id'] = ctx.requestId;
+  const cors = corsHeaders(ctx.route?.cors ?? 'open');
+  for (const name in cors) headers[name] = cors[name];
+  if (ctx.route?.noStore) headers['Cache-Control'] = 'no-store';
+  if (ctx.method === 'HEAD') {
+    reply.body = undefined;
+    reply.stream?.destroy();
+    reply.stream = undefined;
+  }
+  return reply;
+}

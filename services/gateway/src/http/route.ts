@@ -1,0 +1,74 @@
+import type { SchemeName } from '../auth/scheme';
+import type { MaybePromise } from '../maybe-async';
+import type { RouteContext } from './context';
+import type { Reply } from './reply';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * How a route reads its request body; nothing is read before the route asks.
+ * - none: the body is not read (node discards it).
+ * - json: a JSON object (application/json or +json), UTF-8, within the limit.
+ * - form: application/x-www-form-urlencoded as ordered pairs, duplicates kept
+ *   (OAuth 1.0a signs every parameter in order), and the text as sent.
+ * - raw: the bytes as sent, any content type, within the limit.
+ * - stream: the body as a stream, for routes that must not buffer it.
+ */
+export type BodyMode = 'none' | 'json' | 'form' | 'raw' | 'stream';
+
+/**
+ * Who may read a route's answers from a browser page.
+ * - open: any origin, no credentials (the API's default: credentials travel in
+ *   headers, never cookies).
+ */
+export type CorsPolicy = 'open';
+
+/** The shape of error bodies: the project's one shape, or RFC 6749 5.2 on the OAuth endpoints. */
+export type ErrorFormat = 'api' | 'oauth';
+
+export type Handler = (ctx: RouteContext) => MaybePromise<Reply>;
+
+/**
+ * One row of the gateway's route table: what is served, and the policy it is
+ * served under. The server, the 405 and OPTIONS answers, the GET /playground
+ * map and the GET / links are all derived from these rows, so none of them can
+ * drift from what is actually served. A handler returns its answer instead of
+ * writing it, so the same row serves a socket, a batch item and a test.
+ */
+export interface Route {
+  readonly methods: readonly HttpMethod[];
+  /** path-to-regexp syntax, e.g. /playground/data/:pack/:entity */
+  readonly path: string;
+  readonly summary: string;
+  /** The auth schemes accepted, in the order they are looked for; empty: none needed. */
+  readonly auth: readonly SchemeName[];
+  readonly body: BodyMode;
+  /** With body json: a request without any body reads as {}. */
+  readonly bodyOptional: boolean;
+  /** Largest body read, in bytes (the server's BODY_LIMIT unless the row says otherwise). */
+  readonly bodyLimit?: number;
+  readonly cors: CorsPolicy;
+  readonly errors: ErrorFormat;
+  /** Deadline of each service call the handler makes (the server's GRPC_DEADLINE_MS unless the row says otherwise). */
+  readonly deadlineMs?: number;
+  /** Answers hold session tokens or credentials: Cache-Control: no-store on every answer, refusals included. */
+  readonly noStore: boolean;
+  readonly handler: Handler;
+}
+
+export type RouteSpec = Pick<Route, 'path' | 'summary' | 'handler'> & { methods: HttpMethod | readonly HttpMethod[] } & Partial<Omit<Route, 'path' | 'summary' | 'handler' | 'methods'>>;
+
+/** A row with the API's defaults: no auth, no body, open CORS, the project's error shape. */
+export function route(spec: RouteSpec): Route {
+  const { methods, ...rest } = spec;
+  return {
+    auth: [],
+    body: 'none',
+    bodyOptional: false,
+    cors: 'open',
+    errors: 'api',
+    noStore: false,
+    ...rest,
+    methods: typeof methods === 'string' ? [methods] : methods,
+  };
+}

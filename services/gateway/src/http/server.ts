@@ -1,0 +1,81 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
+import express, { type Express } from 'express';
+import type { Logger } from '@sandbox/runtime';
+import { RouteContext, type EdgeOptions } from './context';
+import type { Dispatch } from './dispatch';
+import { refusal } from './errors';
+import type { Reply } from './reply';
+import type { Matched, Router } from './router';
+
+/** Called once per request when its answer is finished (composition.ts: the access log and the app's request log). */
+export type OnRequestFinished = (ctx: RouteContext, status: number) => void;
+
+export interface RequestListenerOptions {
+  router: Router;
+  dispatch: Dispatch;
+  edge: EdgeOptions;
+  logger: Logger;
+  onFinished: OnRequestFinished;
+}
+
+/**
+ * The gateway's HTTP request listener. Every path a route row serves goes
+ * straight to the dispatcher from node:http: express's per-request work
+ * (prototype swaps, its router) costs about three quarters of a bare server's
+ * throughput on this project's 2-core machines (docs/decisions.md). Express
+ * remains the framework for what is not a row: middleware mounted under a
+ * path of its own (the portal's static assets). Whatever reaches its end is
+ * answered by the dispatcher too, so a 404 has one look everywhere.
+ */
+export function createRequestListener(options: RequestListenerOptions): { listener: RequestListener; app: Express } {
+  const { router, dispatch, edge, logger, onFinished } = options;
+
+  const serve = (req: IncomingMessage, res: ServerResponse, matched?: Matched) => {
+    const ctx = new RouteContext(req, edge, (abort) =>
+      res.once('close', () => {
+        if (!res.writableFinished) abort();
+      }),
+    );
+    res.once('finish', () => onFinished(ctx, res.statusCode));
+    const reply = dispatch(ctx, matched);
+    if (reply instanceof Promise) void reply.then((r) => write(res, r, ctx, logger));
+    else write(res, reply, ctx, logger);
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((req, res) => serve(req, res));
+
+  const listener: RequestListener = (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const matched = router.match(req.method ?? 'GET', q < 0 ? url : url.slice(0, q));
+    if (matched.kind === 'none') app(req, res);
+    else serve(req, res, matched);
+  };
+  return { listener, app };
+}
+
+/** All headers in one writeHead: node then formats them in one pass instead of storing each with setHeader. */
+function write(res: ServerResponse, reply: Reply, ctx: RouteContext, logger: Logger): void {
+  try {
+    res.writeHead(reply.status, reply.headers);
+    if (reply.stream) {
+      pipeline(reply.stream, res, (error) => {
+        if (error) logger.warn({ requestId: ctx.requestId, err: error.message }, 'answer stream failed');
+      });
+    } else res.end(reply.body);
+  } catch (error) {
+    // A header node refuses (a handler's bug): answered as a 500, never left unhandled.
+    logger.error({ requestId: ctx.requestId, err: error, method: ctx.method, path: ctx.path }, 'answer could not be written');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const failed = refusal(500, 'internal', 'An internal error occurred.', ctx.requestId);
+    res.writeHead(failed.status, { ...failed.headers, 'X-Request-Id': ctx.requestId });
+    res.end(failed.body);
+  }
+}
