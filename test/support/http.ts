@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { connect } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -14,12 +15,14 @@ export interface RawResponse {
  */
 export function rawRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; localAddress?: string } = {},
 ): Promise<RawResponse> {
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = client.request(target, { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false }, (res) => {
+    // localAddress: any of 127.0.0.0/8, for tests that need several client addresses.
+    const requestOptions = { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false, localAddress: options.localAddress };
+    const req = client.request(target, requestOptions, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -50,15 +53,48 @@ export function apiRequest(
   baseUrl: string,
   method: string,
   path: string,
-  options: { body?: unknown; token?: string; headers?: Record<string, string> } = {},
+  options: { body?: unknown; token?: string; headers?: Record<string, string>; localAddress?: string } = {},
 ): Promise<RawResponse> {
   return rawRequest(`${baseUrl}${path}`, {
     method,
+    localAddress: options.localAddress,
     headers: {
       ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
       ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
       ...options.headers,
     },
     body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+}
+
+/**
+ * Writes bytes as they are (no client library would send a malformed request)
+ * and reads until the server closes (or `waitMs` passes).
+ */
+export function rawSocketExchange(baseUrl: string, request: string | Buffer, waitMs = 10_000): Promise<string> {
+  return rawSocketSession(baseUrl, request, waitMs).then((session) => session.answer);
+}
+
+/** As rawSocketExchange, saying also whether the server closed the connection, and how soon. */
+export function rawSocketSession(baseUrl: string, request: string | Buffer, waitMs = 10_000): Promise<{ answer: string; closed: boolean; ms: number }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(Number(port), hostname, () => socket.write(typeof request === 'string' ? Buffer.from(request, 'utf8') : request));
+    let answer = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ answer, closed: false, ms: Date.now() - started });
+    }, waitMs);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('end', () => {
+      clearTimeout(timer);
+      resolve({ answer, closed: true, ms: Date.now() - started });
+    });
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
   });
 }

@@ -8,7 +8,7 @@ import { createAuthSchemes } from './auth/schemes';
 import { closeBackendClients, createBackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
-import { answerClientError } from './http/client-error';
+import { answerClientError, answerConnect } from './http/client-error';
 import { RouteContext, type EdgeOptions } from './http/context';
 import { createDispatch } from './http/dispatch';
 import { inboundRequest, type RequestParts } from './http/inbound';
@@ -45,12 +45,14 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   const requestLogs = new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries }), logger, config.requestLogCapPerApp);
   const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
   const edge: EdgeOptions = { publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, grpcDeadlineMs: config.grpcDeadlineMs, bodyLimit: config.bodyLimitBytes };
-  const { listener } = createRequestListener({ router, dispatch, logger, edge, onFinished: recordFinishedRequests(accessLog, requestLogs) });
+  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished: recordFinishedRequests(accessLog, requestLogs) });
 
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
     : http.createServer(listener);
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
+  server.on('checkExpectation', answerExpectation);
   // Longer than the idle timeout of common load balancers, so they close first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

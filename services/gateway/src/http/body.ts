@@ -41,7 +41,22 @@ export async function readBody(ctx: RouteContext, mode: Exclude<BodyMode, 'none'
     return;
   }
   const text = utf8(bytes);
-  ctx.body = mode === 'json' ? jsonObject(text) : { pairs: [...new URLSearchParams(text)], text };
+  ctx.body = mode === 'json' ? jsonObject(text) : form(text);
+}
+
+/**
+ * URLSearchParams (the WHATWG form parser) keeps order and duplicates, but
+ * turns a percent-encoded byte that is not UTF-8 into U+FFFD: such a field is
+ * refused instead, like raw bytes that are not UTF-8.
+ */
+function form(text: string): FormBody {
+  try {
+    // Only runs of %XX are checked: a lone % is kept as it is by the parser, and is no encoding error.
+    text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => decodeURIComponent(run));
+  } catch {
+    throw badRequest('invalid_utf8', 'A form field is not valid percent-encoded UTF-8.');
+  }
+  return { pairs: [...new URLSearchParams(text)], text };
 }
 
 function hasBody(ctx: RouteContext): boolean {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { corsHeaders } from './cors';
+import { SECURITY_HEADERS } from './security-headers';
 
 /** What node's parser reports, as our status and code. */
 const PARSER_ERRORS: Record<string, { status: number; code: string; message: string }> = {
@@ -22,12 +23,23 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     return;
   }
   const { status, code, message } = PARSER_ERRORS[error.code ?? ''] ?? MALFORMED;
+  writeRefusal(socket, status, code, message);
+}
+
+/** CONNECT asks for a tunnel, which node hands over as a bare socket: this is not a proxy, so it is refused in the error shape. */
+export function answerConnect(_req: unknown, socket: Duplex): void {
+  writeRefusal(socket, 405, 'method_not_allowed', 'CONNECT is not served: the sandbox is not a proxy. Send GET, POST, PUT, PATCH or DELETE to a path.');
+}
+
+/** A refusal in the one error shape, with every header an answer carries, written straight to the socket, which is then closed. */
+function writeRefusal(socket: Duplex, status: number, code: string, message: string): void {
   const requestId = randomUUID();
   const body = JSON.stringify({ error: { code, message, requestId } });
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': requestId,
+    ...SECURITY_HEADERS,
     ...corsHeaders('open'),
     Connection: 'close',
   };

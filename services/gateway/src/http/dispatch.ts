@@ -8,6 +8,7 @@ import { errorReply, refusal } from './errors';
 import { empty, type Reply } from './reply';
 import type { HttpMethod, Route } from './route';
 import type { Matched, Router } from './router';
+import { SECURITY_HEADERS } from './security-headers';
 
 /**
  * Serves one request through the route table and answers it; never throws,
@@ -31,6 +32,10 @@ export function createDispatch(router: Router, authenticator: Authenticator, log
     errorReply(error, ctx.route?.errors ?? 'api', ctx.requestId, logger, { method: ctx.method, path: ctx.path });
 
   const serve = (ctx: RouteContext, matched: Matched): MaybePromise<Reply> => {
+    if (ctx.path[0] !== '/') {
+      // Absolute-form (a proxy's request) or asterisk-form: this is not a proxy, and every resource has a path.
+      return refusal(400, 'invalid_request_target', 'Send the request target as a path (e.g. GET /health), not an absolute URL or *.', ctx.requestId);
+    }
     if (matched.kind === 'none') return refusal(404, 'not_found', `No endpoint at ${ctx.method} ${ctx.path}. GET / lists the API.`, ctx.requestId);
     if (matched.kind === 'other-method') return otherMethod(ctx, matched.allowed, matched.routes);
     const { route } = matched;
@@ -51,11 +56,11 @@ export function createDispatch(router: Router, authenticator: Authenticator, log
     }
     if (reply instanceof Promise) {
       return reply.then(
-        (r) => finish(ctx, r),
-        (error: unknown) => finish(ctx, fail(ctx, error)),
+        (r) => decorate(ctx, r),
+        (error: unknown) => decorate(ctx, fail(ctx, error)),
       );
     }
-    return finish(ctx, reply);
+    return decorate(ctx, reply);
   };
 }
 
@@ -69,10 +74,14 @@ function otherMethod(ctx: RouteContext, allowed: HttpMethod[], routes: Route[]):
   return reply;
 }
 
-/** What every answer carries, whichever way it was produced; HEAD answers keep their headers and lose the body. */
-function finish(ctx: RouteContext, reply: Reply): Reply {
+/**
+ * What every answer carries, whichever way it was produced: request id,
+ * security headers, CORS. HEAD answers keep their headers and lose the body.
+ */
+export function decorate(ctx: RouteContext, reply: Reply): Reply {
   const { headers } = reply;
   headers['X-Request-Id'] = ctx.requestId;
+  for (const name in SECURITY_HEADERS) headers[name] = SECURITY_HEADERS[name];
   const cors = corsHeaders(ctx.route?.cors ?? 'open');
   for (const name in cors) headers[name] = cors[name];
   if (ctx.route?.noStore) headers['Cache-Control'] = 'no-store';

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream';
 import express, { type Express } from 'express';
 import type { Logger } from '@sandbox/runtime';
 import { RouteContext, type EdgeOptions } from './context';
-import type { Dispatch } from './dispatch';
+import { decorate, type Dispatch } from './dispatch';
 import { refusal } from './errors';
 import type { Reply } from './reply';
 import type { Matched, Router } from './router';
@@ -28,7 +28,7 @@ export interface RequestListenerOptions {
  * path of its own (the portal's static assets). Whatever reaches its end is
  * answered by the dispatcher too, so a 404 has one look everywhere.
  */
-export function createRequestListener(options: RequestListenerOptions): { listener: RequestListener; app: Express } {
+export function createRequestListener(options: RequestListenerOptions): { listener: RequestListener; app: Express; answerExpectation: RequestListener } {
   const { router, dispatch, edge, logger, onFinished } = options;
 
   const serve = (req: IncomingMessage, res: ServerResponse, matched?: Matched) => {
@@ -43,6 +43,15 @@ export function createRequestListener(options: RequestListenerOptions): { listen
     else write(res, reply, ctx, logger);
   };
 
+  /** Expect other than 100-continue: node would answer 417 with an empty body; this gives it the error shape. */
+  const answerExpectation = (req: IncomingMessage, res: ServerResponse) => {
+    const ctx = new RouteContext(req, edge, () => undefined);
+    res.once('finish', () => onFinished(ctx, res.statusCode));
+    const refused = refusal(417, 'expectation_failed', 'Only "Expect: 100-continue" is supported; send the request without this Expect header.', ctx.requestId);
+    refused.headers.Connection = 'close';
+    write(res, decorate(ctx, refused), ctx, logger);
+  };
+
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -55,7 +64,7 @@ export function createRequestListener(options: RequestListenerOptions): { listen
     if (matched.kind === 'none') app(req, res);
     else serve(req, res, matched);
   };
-  return { listener, app };
+  return { listener, app, answerExpectation };
 }
 
 /** All headers in one writeHead: node then formats them in one pass instead of storing each with setHeader. */

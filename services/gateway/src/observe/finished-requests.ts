@@ -11,14 +11,15 @@ import type { RequestLogRecorder } from './request-log-recorder';
 export function recordFinishedRequests(accessLog: AccessLog, requestLogs: RequestLogRecorder): OnRequestFinished {
   return (ctx, status) => {
     const latencyMs = ctx.elapsedMs();
-    accessLog.write({ requestId: ctx.requestId, method: ctx.method, path: ctx.path, status, ms: latencyMs });
+    const path = loggedPath(ctx.path);
+    accessLog.write({ requestId: ctx.requestId, method: ctx.method, path, status, ms: latencyMs });
     const { credential } = ctx;
     if (credential?.kind === 'app') {
       requestLogs.record({
         app: credential.principal.id,
         at: Date.now(),
         method: ctx.method,
-        path: ctx.path,
+        path,
         status,
         authStyle: credential.scheme,
         latencyMs,
@@ -26,4 +27,21 @@ export function recordFinishedRequests(accessLog: AccessLog, requestLogs: Reques
       });
     }
   };
+}
+
+/** Paths longer than this are cut in logs: a request line can be 16 KB, a log line should not be. */
+export const LOGGED_PATH_MAX = 512;
+
+/** The path only (an absolute-form target's host and query stay out of the log), cut to a bounded length. */
+function loggedPath(target: string): string {
+  const path = target.startsWith('/') ? target : pathOfAbsolute(target);
+  return path.length > LOGGED_PATH_MAX ? `${path.slice(0, LOGGED_PATH_MAX)}…` : path;
+}
+
+function pathOfAbsolute(target: string): string {
+  try {
+    return new URL(target).pathname;
+  } catch {
+    return '(not a path)';
+  }
 }

@@ -1,10 +1,9 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort, isolatedMongoUrl, rawRequest, requireStoreUrls, type RunningSystem, startSystem } from '@sandbox/testing';
+import { eventually, freePort, isolatedMongoUrl, rawRequest, rawSocketExchange, requireStoreUrls, type RunningSystem, startSystem } from '@sandbox/testing';
 
 jest.setTimeout(60_000);
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -142,19 +141,6 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
     }
   });
 });
-
-/** Writes bytes as they are (no client library would send a malformed request) and reads until the server closes. */
-function rawSocketExchange(baseUrl: string, request: string): Promise<string> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(Buffer.from(request, 'utf8')));
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
 
 describe('configuration fails fast', () => {
   it.each([
