@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { freePort } from './ports';
 
@@ -39,6 +39,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 
     CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
     SESSION_SIGNING_KEY: randomBytes(32).toString('base64url'),
     PAGE_TOKEN_KEY: randomBytes(32).toString('base64url'),
+    JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     ...extraEnv,
   };
   let output = '';

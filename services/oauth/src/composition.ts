@@ -1,23 +1,40 @@
-import { oauth } from '@sandbox/contracts';
-import { createLogger, startGrpcService, unaryHandlers, type RunningGrpcService } from '@sandbox/runtime';
+import { identity, oauth } from '@sandbox/contracts';
+import { createLogger, promiseClient, startGrpcService, unaryHandlers, type RunningGrpcService } from '@sandbox/runtime';
 import type { OAuthConfig } from './config';
+import { AppDirectory } from './domain/app-directory';
+import { systemClock, type Clock } from './domain/clock';
+import type { OAuthDeps } from './domain/deps';
+import { loadSigningKey } from './domain/signing-key';
+import { oauth1Handlers } from './grpc/oauth1-handlers';
+import { oauth2Handlers } from './grpc/oauth2-handlers';
 import type { EphemeralStore } from './stores/ephemeral-store';
 import { MemoryEphemeralStore } from './stores/memory-ephemeral-store';
 import { RedisEphemeralStore } from './stores/redis-ephemeral-store';
 
-async function openStore(config: OAuthConfig): Promise<EphemeralStore> {
-  if (!config.redisUrl) return new MemoryEphemeralStore();
+async function openStore(config: OAuthConfig, clock: Clock): Promise<EphemeralStore> {
+  if (!config.redisUrl) return new MemoryEphemeralStore({ now: clock });
   const store = new RedisEphemeralStore(config.redisUrl);
   await store.connect();
   return store;
 }
 
-export async function start(config: OAuthConfig): Promise<RunningGrpcService> {
+/** Builds the service from config; a test may pass its own clock (expiry without waiting). */
+export async function start(config: OAuthConfig, options: { clock?: Clock } = {}): Promise<RunningGrpcService> {
   const logger = createLogger('oauth', config.logLevel);
-  const store = await openStore(config);
-  // The OAuth 2.0/1.0a, JWT, HMAC and Digest RPCs arrive with their issue;
-  // until then the contract answers UNIMPLEMENTED and health reflects Redis.
-  const implementation = unaryHandlers<oauth.OAuthServiceServer>(oauth.OAuthServiceService, {}, logger);
+  const clock = options.clock ?? systemClock;
+  const store = await openStore(config, clock);
+  if (!config.signingKeyPem) logger.warn('JWT_SIGNING_KEY is not set: tokens are signed with a per-process key and do not survive a restart');
+  const identityClient = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, config.identityAddress, 'identity', 5000);
+  const deps: OAuthDeps = {
+    config,
+    logger,
+    clock,
+    store,
+    apps: new AppDirectory(identityClient, clock),
+    signingKey: await loadSigningKey(config.signingKeyPem),
+  };
+  // JWT, HMAC and Digest arrive with the auth-playground issue; until then they answer UNIMPLEMENTED.
+  const implementation = unaryHandlers<oauth.OAuthServiceServer>(oauth.OAuthServiceService, { ...oauth2Handlers(deps), ...oauth1Handlers(deps) }, logger);
   return startGrpcService({
     protoService: 'sandbox.oauth.v1.OAuthService',
     definition: oauth.OAuthServiceService,
@@ -26,6 +43,9 @@ export async function start(config: OAuthConfig): Promise<RunningGrpcService> {
     port: config.port,
     logger,
     dependencies: config.redisUrl ? [{ name: 'redis', ping: () => store.ping() }] : [],
-    close: () => store.close(),
+    close: async () => {
+      identityClient.close();
+      await store.close();
+    },
   });
 }

@@ -1,5 +1,24 @@
+import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { env, loadConfig, peerAddress, peerVariables } from '@sandbox/runtime';
+
+/** A PEM private key, as a file's contents or with its newlines written as \n (one line in an env file). */
+const pemPrivateKey = () =>
+  z
+    .string()
+    .transform((value) => value.replace(/\\n/g, '\n'))
+    .refine(
+      (pem) => {
+        try {
+          const key = createPrivateKey(pem);
+          return key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be a PEM RSA private key of at least 2048 bits (openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048)' },
+    )
+    .optional();
 
 const schema = z
   .object({
@@ -7,6 +26,17 @@ const schema = z
     OAUTH_GRPC_PORT: env.port(50052),
     /** Unset: ephemeral state in memory (the embedded default). */
     REDIS_URL: env.optionalUrl(['redis', 'rediss']),
+    /**
+     * Signs OAuth 2.0 access tokens and the playground's RS256 JWTs. Every
+     * oauth replica needs the same one; unset, each process generates its own
+     * (tokens then do not survive a restart, and a second replica refuses
+     * the first one's).
+     */
+    JWT_SIGNING_KEY: pemPrivateKey(),
+    /** Lifetime of OAuth 2.0 access tokens. */
+    ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+    /** Lifetime of refresh tokens (each use rotates it and restarts this). */
+    REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
     LOG_LEVEL: env.logLevel(),
     ...peerVariables('identity'),
   })
@@ -14,6 +44,9 @@ const schema = z
     host: v.OAUTH_GRPC_HOST,
     port: v.OAUTH_GRPC_PORT,
     redisUrl: v.REDIS_URL,
+    signingKeyPem: v.JWT_SIGNING_KEY,
+    accessTokenTtlSeconds: v.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,
     logLevel: v.LOG_LEVEL,
     identityAddress: peerAddress(v, 'identity'),
   }));
