@@ -6,66 +6,83 @@ import type { IdentityConfig } from './config';
 import { AccountService } from './domain/accounts';
 import { AppService } from './domain/apps';
 import { CredentialCrypto } from './domain/credential-crypto';
+import { PageTokens } from './domain/page-tokens';
 import { PasswordHasher } from './domain/passwords';
 import { RequestLogService } from './domain/request-logs';
 import { SessionTokens } from './domain/session-tokens';
+import { SignInThrottle, type SignInLimiters } from './domain/sign-in-throttle';
 import { CredentialVerifier } from './domain/verification';
 import { identityHandlers } from './grpc/identity-handlers';
 import type { AppStore } from './stores/app-store';
-import type { LoginAttemptStore } from './stores/login-attempt-store';
 import { MemoryAppStore } from './stores/memory-app-store';
-import { MemoryLoginAttemptStore } from './stores/memory-login-attempt-store';
 import { MemoryRequestLogStore } from './stores/memory-request-log-store';
 import { MemorySessionStore } from './stores/memory-session-store';
 import { MemoryUserStore } from './stores/memory-user-store';
 import { MongoAppStore } from './stores/mongo-app-store';
 import { MongoDatabase } from './stores/mongo-database';
-import { MongoLoginAttemptStore } from './stores/mongo-login-attempt-store';
 import { MongoRequestLogStore } from './stores/mongo-request-log-store';
 import { MongoSessionStore } from './stores/mongo-session-store';
 import { MongoUserStore } from './stores/mongo-user-store';
+import { RedisConnection } from './stores/redis-connection';
 import type { RequestLogStore } from './stores/request-log-store';
 import type { SessionStore } from './stores/session-store';
+import { signInLimiters } from './stores/sign-in-limiters';
 import type { UserStore } from './stores/user-store';
 
-/** Expired sessions, stale sign-in counts and orphaned logs are swept this often (no TTL indexes on FerretDB). */
+/** Expired sessions and orphaned logs are swept this often (no TTL indexes on FerretDB). */
 const CLEANUP_INTERVAL_MS = 60_000;
 
 interface Stores {
   users: UserStore;
   sessions: SessionStore;
-  attempts: LoginAttemptStore;
   apps: AppStore;
   logs: RequestLogStore;
+  signIn: SignInLimiters;
   dependencies: Dependency[];
   close(): Promise<void>;
 }
 
+/** MongoDB for durable data and Redis for sign-in counters, each when configured; memory otherwise. */
 async function openStores(config: IdentityConfig): Promise<Stores> {
+  const redis = config.redisUrl ? await RedisConnection.connect(config.redisUrl) : undefined;
+  const counters = {
+    signIn: signInLimiters(redis?.client),
+    redisDependencies: redis ? [{ name: 'redis', ping: () => redis.ping() }] : [],
+  };
   if (!config.mongoUrl) {
     return {
       users: new MemoryUserStore(),
       sessions: new MemorySessionStore(),
-      attempts: new MemoryLoginAttemptStore(),
       apps: new MemoryAppStore(),
       logs: new MemoryRequestLogStore(),
-      dependencies: [],
-      close: async () => undefined,
+      signIn: counters.signIn,
+      dependencies: counters.redisDependencies,
+      close: async () => redis?.close(),
     };
   }
-  const database = await MongoDatabase.connect(config.mongoUrl);
+  let database: MongoDatabase | undefined;
   try {
+    database = await MongoDatabase.connect(config.mongoUrl);
     const stores = {
       users: new MongoUserStore(database),
       sessions: new MongoSessionStore(database),
-      attempts: new MongoLoginAttemptStore(database),
       apps: new MongoAppStore(database),
       logs: new MongoRequestLogStore(database),
     };
     for (const store of Object.values(stores)) await store.ensureIndexes();
-    return { ...stores, dependencies: [{ name: 'mongodb', ping: () => database.ping() }], close: () => database.close() };
+    const db = database;
+    return {
+      ...stores,
+      signIn: counters.signIn,
+      dependencies: [{ name: 'mongodb', ping: () => db.ping() }, ...counters.redisDependencies],
+      close: async () => {
+        await db.close();
+        await redis?.close();
+      },
+    };
   } catch (error) {
-    await database.close();
+    await database?.close();
+    await redis?.close();
     throw error;
   }
 }
@@ -81,7 +98,7 @@ function resolveKeys(config: IdentityConfig, logger: Logger): { credential: Buff
   if (generated.length > 0) {
     logger.warn(
       { generated },
-      'no key configured: using random per-process keys; apps, credentials and sessions do not survive a restart',
+      'no key configured: using random per-process keys; apps, credentials, sessions and log page tokens do not survive a restart',
     );
   }
   return { credential, session };
@@ -90,6 +107,9 @@ function resolveKeys(config: IdentityConfig, logger: Logger): { credential: Buff
 export async function start(config: IdentityConfig): Promise<RunningGrpcService> {
   const logger = createLogger('identity', config.logLevel);
   const keys = resolveKeys(config, logger);
+  if (config.mongoUrl && !config.redisUrl) {
+    logger.warn('REDIS_URL is not set: failed sign-ins are counted in this process only, so replicas do not share their counts');
+  }
   const stores = await openStores(config);
 
   const crypto = new CredentialCrypto(keys.credential);
@@ -102,12 +122,12 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
   const accounts = new AccountService({
     users: stores.users,
     sessions: stores.sessions,
-    attempts: stores.attempts,
+    throttle: new SignInThrottle(stores.signIn),
     hasher: new PasswordHasher(config.passwordHashing),
     tokens: new SessionTokens(keys.session, config.sessionTtlSeconds, external),
   });
   const apps = new AppService({ apps: stores.apps, logs: stores.logs, crypto, onChange: () => verifier.invalidate() });
-  const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp);
+  const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));
 
   const cleanup = setInterval(() => {
     Promise.all([accounts.cleanup(), logs.removeOrphans()]).catch((error: unknown) =>

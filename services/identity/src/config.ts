@@ -9,9 +9,11 @@ const schema = z
     IDENTITY_GRPC_PORT: env.port(50051),
     /** Unset: users, apps and logs live in memory (the embedded default). */
     MONGO_URL: env.optionalUrl(['mongodb', 'mongodb+srv']),
+    /** Unset: sign-in failures are counted in this process's memory; set: in Redis, shared by every replica. */
+    REDIS_URL: env.optionalUrl(['redis', 'rediss']),
     /** Encrypts API keys at rest and keys their lookup hash. */
     CREDENTIAL_ENCRYPTION_KEY: env.optionalKey(),
-    /** Signs portal session JWTs (HS256). */
+    /** Signs portal session JWTs (HS256); request-log page tokens are signed with a key derived from it (HKDF). */
     SESSION_SIGNING_KEY: env.optionalKey(),
     /** Lifetime of a portal session, in seconds. */
     SESSION_TTL: seconds(3600, 60, 7 * 24 * 3600),
@@ -53,6 +55,7 @@ const schema = z
     host: v.IDENTITY_GRPC_HOST,
     port: v.IDENTITY_GRPC_PORT,
     mongoUrl: v.MONGO_URL,
+    redisUrl: v.REDIS_URL,
     credentialEncryptionKey: v.CREDENTIAL_ENCRYPTION_KEY === undefined ? undefined : decodeKey(v.CREDENTIAL_ENCRYPTION_KEY),
     sessionSigningKey: v.SESSION_SIGNING_KEY === undefined ? undefined : decodeKey(v.SESSION_SIGNING_KEY),
     sessionTtlSeconds: v.SESSION_TTL,

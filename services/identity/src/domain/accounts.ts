@@ -1,13 +1,12 @@
-import { alreadyExists, invalidArgument, resourceExhausted, unauthenticated } from '@sandbox/runtime';
+import { alreadyExists, invalidArgument, unauthenticated } from '@sandbox/runtime';
 import { DuplicateKeyError } from '../stores/errors';
-import type { LoginAttemptStore } from '../stores/login-attempt-store';
 import type { SessionStore } from '../stores/session-store';
 import type { UserRecord, UserStore } from '../stores/user-store';
 import { newResourceId } from './credentials';
 import { LIMITS } from './limits';
-import { lockedForMs, throttleKey, windowStart } from './login-throttle';
 import type { PasswordHasher } from './passwords';
 import { SessionTokens } from './session-tokens';
+import type { SignInThrottle } from './sign-in-throttle';
 import { checkPassword, normalizeEmail } from './validation';
 
 export interface SignedIn {
@@ -18,7 +17,8 @@ export interface SignedIn {
 export interface AccountDeps {
   users: UserStore;
   sessions: SessionStore;
-  attempts: LoginAttemptStore;
+  /** Failed sign-ins, counted per address and per account (sign-in-throttle.ts). */
+  throttle: SignInThrottle;
   hasher: PasswordHasher;
   tokens: SessionTokens;
   now?: () => Date;
@@ -58,25 +58,33 @@ export class AccountService {
     return { user, session: await this.startSession(user.id) };
   }
 
-  async login(emailInput: string, password: string): Promise<SignedIn> {
+  /**
+   * `clientAddress` is where the sign-in came from, as the gateway saw it:
+   * failures are limited per address and only slow down per account, so
+   * nobody elsewhere can lock the owner out (docs/security.md).
+   */
+  async login(emailInput: string, password: string, clientAddress: string): Promise<SignedIn> {
     const email = normalizeEmail(emailInput);
     if (password === '') throw invalidArgument('password_required', 'password is required.');
     if ([...password].length > LIMITS.passwordMax) throw badCredentials();
-    const key = throttleKey(email);
-    const attempts = await this.deps.attempts.get(key, windowStart(this.now()));
-    const waitMs = lockedForMs(attempts, this.now());
-    if (waitMs > 0) {
-      throw resourceExhausted('too_many_attempts', `Too many failed sign-ins for this email; try again in ${Math.ceil(waitMs / 1000)} s.`).retryAfter(waitMs / 1000);
+    const attempt = await this.deps.throttle.admit(email, clientAddress);
+    let user: UserRecord | undefined;
+    let ok: boolean;
+    try {
+      user = await this.deps.users.findByKey(localKey(email));
+      ok = user?.passwordHash
+        ? await this.deps.hasher.verify(password, user.passwordHash)
+        : await this.deps.hasher.verifyAgainstNothing(password);
+    } catch (error) {
+      // Undecided (server_busy, database unavailable): not a failure of anyone's.
+      await attempt.abandoned();
+      throw error;
     }
-    const user = await this.deps.users.findByKey(localKey(email));
-    const ok = user?.passwordHash
-      ? await this.deps.hasher.verify(password, user.passwordHash)
-      : await this.deps.hasher.verifyAgainstNothing(password);
     if (!user || !ok) {
-      await this.deps.attempts.recordFailure(key, this.now());
+      attempt.failed();
       throw badCredentials();
     }
-    if (attempts) await this.deps.attempts.clear(key);
+    await attempt.succeeded();
     return { user, session: await this.startSession(user.id) };
   }
 
@@ -113,11 +121,9 @@ export class AccountService {
     });
   }
 
-  /** Removes expired sessions and stale sign-in counts (no TTL indexes on FerretDB). */
+  /** Removes expired sessions (no TTL indexes on FerretDB); sign-in counts expire by themselves. */
   async cleanup(): Promise<void> {
-    const now = this.now();
-    await this.deps.sessions.deleteExpired(now);
-    await this.deps.attempts.deleteOlderThan(windowStart(now));
+    await this.deps.sessions.deleteExpired(this.now());
   }
 
   private async verifyToken(token: string) {

@@ -5,7 +5,7 @@ import type { RequestLogStore } from '../stores/request-log-store';
 import { CredentialCrypto } from './credential-crypto';
 import { hintOf, newAppId, newResourceId, newSecret, SECRET_KINDS, type SecretKind } from './credentials';
 import { LIMITS, PACK_SCOPES } from './limits';
-import { appDescription, appName, appResourceId, redirectUriList, scopeList } from './validation';
+import { appDescription, appName, isAppResourceId, redirectUriList, scopeList } from './validation';
 
 /** Plain credential values, present only in the answer that created them. */
 export type IssuedCredentials = Partial<Record<SecretKind, string>>;
@@ -39,13 +39,18 @@ export function chosenKinds(selection: RotationSelection): SecretKind[] {
   return chosen;
 }
 
-const appNotFound = () => notFound('app_not_found', 'No app with this id was found.');
+export const appNotFound = () => notFound('app_not_found', 'No app with this id was found.');
 const appRevoked = () => failedPrecondition('app_revoked', 'The app is revoked; it can be viewed or deleted, not changed.');
 // A clash of 256-bit random values means a broken random source, not bad luck;
 // one retry covers the theoretical case, a second failure is a real fault.
 const INSERT_ATTEMPTS = 2;
 
-/** App management on behalf of a verified owner; another owner's app is NOT_FOUND, like an unknown id. */
+/**
+ * App management on behalf of a verified owner. Another owner's app, an
+ * unknown id and an id of the wrong form are all NOT_FOUND, with one message:
+ * each request's other inputs are checked first, then the id, so not even the
+ * order of refusals tells the three apart.
+ */
 export class AppService {
   private readonly now: () => Date;
 
@@ -92,14 +97,14 @@ export class AppService {
   }
 
   async get(ownerId: string, id: string): Promise<AppRecord> {
-    const app = await this.deps.apps.findOwned(ownerId, appResourceId(id));
+    const app = isAppResourceId(id) ? await this.deps.apps.findOwned(ownerId, id) : undefined;
     if (!app) throw appNotFound();
     return app;
   }
 
   /** Permanently: the app, its credentials and its logs. With revoke: status revoked, every credential refused. */
   async delete(ownerId: string, id: string, revoke: boolean): Promise<{ outcome: 'deleted' } | { outcome: 'revoked'; app: AppRecord }> {
-    appResourceId(id);
+    if (!isAppResourceId(id)) throw appNotFound();
     if (revoke) {
       const app =
         (await this.deps.apps.update(ownerId, id, { status: 'revoked', updatedAt: this.now() }, { onlyIfActive: true })) ??
@@ -117,7 +122,6 @@ export class AppService {
 
   /** Replaces the chosen credentials; the old values stop working at once. */
   async rotate(ownerId: string, id: string, selection: RotationSelection): Promise<{ app: AppRecord; issued: IssuedCredentials }> {
-    appResourceId(id);
     const chosen = chosenKinds(selection);
     for (let attempt = 1; ; attempt++) {
       const now = this.now();
@@ -136,12 +140,10 @@ export class AppService {
   }
 
   async setRedirectUris(ownerId: string, id: string, uris: readonly string[]): Promise<AppRecord> {
-    appResourceId(id);
     return this.changeActive(ownerId, id, { redirectUris: redirectUriList(uris), updatedAt: this.now() });
   }
 
   async setScopes(ownerId: string, id: string, scopes: readonly string[]): Promise<AppRecord> {
-    appResourceId(id);
     return this.changeActive(ownerId, id, { scopes: scopeList(scopes), updatedAt: this.now() });
   }
 
@@ -153,7 +155,12 @@ export class AppService {
     return ids.length;
   }
 
+  /**
+   * Every input is checked before this runs; an id of the wrong form then gets
+   * exactly what an unknown id gets, at the same point.
+   */
   private async changeActive(ownerId: string, id: string, patch: Parameters<AppStore['update']>[2]): Promise<AppRecord> {
+    if (!isAppResourceId(id)) throw appNotFound();
     const app = await this.deps.apps.update(ownerId, id, patch, { onlyIfActive: true });
     if (!app) {
       await this.get(ownerId, id); // NOT_FOUND if it is not there (or not theirs)

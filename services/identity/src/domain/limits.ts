@@ -3,10 +3,12 @@ export const LIMITS = {
   nameMax: 100,
   descriptionMax: 1000,
   emailMax: 254,
+  /** RFC 5321 4.5.3.1.1: the local part is at most 64 octets. */
+  emailLocalMaxBytes: 64,
   passwordMin: 8,
   passwordMax: 200,
   redirectUrisMax: 10,
-  redirectUriMaxLength: 2048,
+  redirectUriMaxLength: 2000,
   /** A shared training cluster should not let one account fill the database. */
   appsPerOwnerMax: 100,
   logPageSizeDefault: 50,

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { invalidArgument, notFound } from '@sandbox/runtime';
+import { invalidArgument } from '@sandbox/runtime';
 import type { AppStore } from '../stores/app-store';
-import type { LogCursor, RequestLogRecord, RequestLogStore } from '../stores/request-log-store';
+import type { RequestLogRecord, RequestLogStore } from '../stores/request-log-store';
+import { appNotFound } from './apps';
 import { PATTERN } from './credentials';
 import { LIMITS } from './limits';
-import { appResourceId } from './validation';
+import type { PageTokens } from './page-tokens';
+import { isAppResourceId } from './validation';
 
 /** An entry as the gateway reports it: a stored record without its id, its time as text. */
 export type RequestLogInput = Omit<RequestLogRecord, 'id' | 'time'> & { time: string };
@@ -72,24 +74,6 @@ export function sanitizeEntry(input: RequestLogInput, now: Date): Omit<RequestLo
   };
 }
 
-export function encodePageToken(cursor: LogCursor): string {
-  return Buffer.from(JSON.stringify({ t: cursor.time.getTime(), i: cursor.id })).toString('base64url');
-}
-
-export function decodePageToken(token: string): LogCursor {
-  const bad = () => invalidArgument('invalid_page_token', 'pageToken is not a token this endpoint issued.');
-  if (token.length > 200) throw bad();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  const { t, i } = (value ?? {}) as { t?: unknown; i?: unknown };
-  if (typeof t !== 'number' || !Number.isSafeInteger(t) || typeof i !== 'string' || !/^[0-9a-f]{24}$/.test(i)) throw bad();
-  return { time: new Date(t), id: i };
-}
-
 /** Per-app request logs: recorded by the gateway, read by the app's owner, bounded per app, deleted with the app. */
 export class RequestLogService {
   private readonly now: () => Date;
@@ -98,6 +82,7 @@ export class RequestLogService {
     private readonly logs: RequestLogStore,
     private readonly apps: AppStore,
     private readonly capPerApp: number,
+    private readonly tokens: PageTokens,
     now?: () => Date,
   ) {
     this.now = now ?? (() => new Date());
@@ -121,16 +106,20 @@ export class RequestLogService {
     return records.length;
   }
 
+  /**
+   * One page, newest first. The page size and token are checked before the
+   * app (as in AppService), and a token is bound to the app that issued it, so
+   * an id of the wrong form gets exactly what an unknown id gets.
+   */
   async list(ownerId: string, id: string, pageSize: number, pageToken: string): Promise<RequestLogPage> {
-    appResourceId(id);
     if (!Number.isInteger(pageSize) || pageSize < 0) throw invalidArgument('invalid_page_size', 'page_size must be a positive integer.');
     const limit = Math.min(pageSize === 0 ? LIMITS.logPageSizeDefault : pageSize, LIMITS.logPageSizeMax);
-    const after = pageToken === '' ? undefined : decodePageToken(pageToken);
-    if (!(await this.apps.findOwned(ownerId, id))) throw notFound('app_not_found', 'No app with this id was found.');
+    const after = pageToken === '' ? undefined : this.tokens.open(id, pageToken);
+    if (!isAppResourceId(id) || !(await this.apps.findOwned(ownerId, id))) throw appNotFound();
     const [rows, total] = await Promise.all([this.logs.list(id, limit + 1, after), this.logs.count(id)]);
     const entries = rows.slice(0, limit);
     const last = entries[entries.length - 1];
-    return { entries, nextPageToken: rows.length > limit && last ? encodePageToken(last) : '', total };
+    return { entries, nextPageToken: rows.length > limit && last ? this.tokens.seal(id, last) : '', total };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decodeJwt, errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { unauthenticated, unavailable } from '@sandbox/runtime';
+import { displayEmail } from './validation';
 
 /** Claims of our own session JWTs; fixed values, documented in docs/identity.md. */
 export const SESSION_ISSUER = 'urn:training-sandbox:identity';
@@ -92,7 +93,8 @@ export class SessionTokens {
         kind: 'external',
         issuer: idp.issuer,
         subject: payload.sub!,
-        email: typeof payload.email === 'string' ? payload.email.trim().toLowerCase().slice(0, 254) : '',
+        // Shown by /api/me: the same canonical form and character rules as our own accounts' emails, or nothing.
+        email: displayEmail(payload.email),
         expiresAt: new Date(payload.exp! * 1000),
         tokenDigest: createHash('sha256').update(token).digest('base64url'),
       };

@@ -30,7 +30,7 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
         return { user: toUser(user), session: { token: session.token, expiresAt: session.expiresAt.toISOString() } };
       },
       async login(request) {
-        const { user, session } = await accounts.login(request.email, request.password);
+        const { user, session } = await accounts.login(request.email, request.password, request.clientAddress);
         return { user: toUser(user), session: { token: session.token, expiresAt: session.expiresAt.toISOString() } };
       },
       async logout(request) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import { health, identity } from '@sandbox/contracts';
 import { GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { isolatedMongoUrl, refusalOf } from '@sandbox/testing';
+import { isolatedMongoUrl, refusalOf, requireStoreUrls } from '@sandbox/testing';
 import { start } from '../../src/composition';
 import { loadIdentityConfig } from '../../src/config';
 
@@ -11,11 +11,20 @@ const KEY = randomBytes(32).toString('base64url');
 const SESSION_KEY = randomBytes(32).toString('hex');
 const ACTIVE = identity.AppStatus.APP_STATUS_ACTIVE;
 const REVOKED = identity.AppStatus.APP_STATUS_REVOKED;
-
+const PASSWORD = 'correct horse battery';
+// A fresh client address per use (an IPv6 /64 of its own): Redis is shared, and its counts outlive a run by up to an hour.
+const anAddress = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1`;
 
 describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
   const mongoUrl = isolatedMongoUrl('identity_grpc');
-  const env = { MONGO_URL: mongoUrl, CREDENTIAL_ENCRYPTION_KEY: KEY, SESSION_SIGNING_KEY: SESSION_KEY, IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent' };
+  const env = {
+    MONGO_URL: mongoUrl,
+    REDIS_URL: requireStoreUrls().redisUrl,
+    CREDENTIAL_ENCRYPTION_KEY: KEY,
+    SESSION_SIGNING_KEY: SESSION_KEY,
+    IDENTITY_GRPC_PORT: '0',
+    LOG_LEVEL: 'silent',
+  };
   let services: RunningGrpcService[] = [];
   let clients: Client[] = [];
   let a: Client; // replica A
@@ -25,13 +34,16 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
   const boot = async (extra: Record<string, string> = {}) => {
     const service = await start(loadIdentityConfig({ ...env, ...extra }));
     services.push(service);
-    const client = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', 5000);
+    return { service, client: connect(service) };
+  };
+  const connect = (service: RunningGrpcService, deadlineMs = 5000) => {
+    const client = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', deadlineMs);
     clients.push(client);
-    return { service, client };
+    return client;
   };
   const signUp = async (client: Client) => {
     const email = `u${randomBytes(4).toString('hex')}@example.com`;
-    const { user, session } = await client.register({ email, password: 'correct horse battery' });
+    const { user, session } = await client.register({ email, password: PASSWORD });
     return { email, user: user!, token: session!.token };
   };
   const newApp = (client: Client, ownerId: string, extra: Partial<identity.CreateAppRequest> = {}) =>
@@ -50,9 +62,9 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
     await raw.close();
   });
 
-  it('reports SERVING for "", its service name and "mongodb" once connected', async () => {
+  it('reports SERVING for "", its service name, "mongodb" and "redis" once connected', async () => {
     const healthClient = promiseClient(health.HealthClient, health.HealthService, `127.0.0.1:${services[0].port}`, 'identity', 2000);
-    for (const service of ['', 'sandbox.identity.v1.IdentityService', 'mongodb']) {
+    for (const service of ['', 'sandbox.identity.v1.IdentityService', 'mongodb', 'redis']) {
       await expect(healthClient.check({ service })).resolves.toEqual({ status: health.HealthCheckResponse_ServingStatus.SERVING });
     }
     healthClient.close();
@@ -63,7 +75,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { email, user, token } = await signUp(a);
       expect(user).toMatchObject({ email, provider: 'password' });
       await expect(b.verifySession({ token })).resolves.toEqual({ user });
-      const login = await b.login({ email: email.toUpperCase(), password: 'correct horse battery' });
+      const login = await b.login({ email: email.toUpperCase(), password: PASSWORD, clientAddress: anAddress() });
       expect(login.user).toEqual(user);
       expect(Date.parse(login.session!.expiresAt) - Date.now()).toBeGreaterThan(3500_000);
       await a.logout({ token });
@@ -73,8 +85,8 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
 
     it('when the password is wrong or the email unknown, then the same UNAUTHENTICATED answer', async () => {
       const { email } = await signUp(a);
-      const wrong = await refusalOf(a.login({ email, password: 'not the password' }));
-      const unknown = await refusalOf(a.login({ email: 'nobody-here@example.com', password: 'not the password' }));
+      const wrong = await refusalOf(a.login({ email, password: 'not the password', clientAddress: anAddress() }));
+      const unknown = await refusalOf(a.login({ email: 'nobody-here@example.com', password: 'not the password', clientAddress: anAddress() }));
       expect(wrong).toEqual({ status: GrpcStatus.UNAUTHENTICATED, code: 'invalid_credentials', message: 'The email or password is not correct.' });
       expect(unknown).toEqual(wrong);
     });
@@ -91,6 +103,69 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { email } = await signUp(a);
       expect(await refusalOf(b.register({ email, password: 'another password' }))).toMatchObject({ status: GrpcStatus.ALREADY_EXISTS, code: 'email_taken' });
       expect(await raw.collection('users').countDocuments({ email })).toBe(1);
+    });
+  });
+
+  describe('account identity', () => {
+    it('when an email is spelled composed on one replica and decomposed on the other, then it is one account', async () => {
+      const local = `jos\u00e9${randomBytes(4).toString('hex')}`;
+      const { user } = await a.register({ email: `${local}@example.com`, password: PASSWORD });
+      expect(user!.email).toBe(`${local}@example.com`);
+      const decomposed = `${local.normalize('NFD').toUpperCase()}@Example.COM`;
+      expect(await refusalOf(b.register({ email: decomposed, password: PASSWORD }))).toMatchObject({ code: 'email_taken' });
+      expect((await b.login({ email: decomposed, password: PASSWORD, clientAddress: anAddress() })).user!.id).toBe(user!.id);
+      expect(await raw.collection('users').countDocuments({ email: user!.email })).toBe(1);
+    });
+
+    it('when an email, name or description holds a control or format character, then INVALID_ARGUMENT naming the rule, and nothing is written', async () => {
+      const { user } = await signUp(a);
+      expect(await refusalOf(a.register({ email: 'ada\u202e@example.com', password: PASSWORD }))).toEqual({
+        status: GrpcStatus.INVALID_ARGUMENT,
+        code: 'invalid_email',
+        message: expect.stringMatching(/^email must not contain invisible format characters .*U\+202E/),
+      });
+      expect((await refusalOf(a.register({ email: 'ada\u0000@example.com', password: PASSWORD }))).message).toMatch(/control characters/);
+      expect((await refusalOf(newApp(a, user.id, { name: 'app\u200d' }))).code).toBe('invalid_name');
+      expect((await refusalOf(newApp(a, user.id, { description: 'text\ufffd' }))).code).toBe('invalid_description');
+      expect(await raw.collection('apps').countDocuments({ ownerId: user.id })).toBe(0);
+    });
+  });
+
+  describe('sign-in throttling', () => {
+    it("when an attacker's address fails many times on the victim's email, then that address gets 429 on every replica and the victim still signs in from theirs", async () => {
+      const victim = await signUp(a);
+      const attacker = anAddress();
+      for (let i = 0; i < 5; i++) {
+        expect(await refusalOf(a.login({ email: victim.email, password: `guess number ${i}`, clientAddress: attacker }))).toMatchObject({ code: 'invalid_credentials' });
+      }
+      // Counted in Redis: the other replica refuses the address too, even with the right password.
+      const refused = await refusalOf(b.login({ email: victim.email, password: PASSWORD, clientAddress: attacker }));
+      expect(refused).toMatchObject({ status: GrpcStatus.RESOURCE_EXHAUSTED, code: 'too_many_attempts', message: expect.stringMatching(/try again in \d+ s/) });
+      expect(refused.retryAfterSeconds).toBeGreaterThan(0);
+      expect(refused.retryAfterSeconds).toBeLessThanOrEqual(900);
+
+      const signedIn = await b.login({ email: victim.email, password: PASSWORD, clientAddress: anAddress() });
+      expect(signedIn.user!.id).toBe(victim.user.id);
+      // The victim's success does not reset the attacker's count.
+      expect((await refusalOf(a.login({ email: victim.email, password: PASSWORD, clientAddress: attacker }))).code).toBe('too_many_attempts');
+      // The attacker's own account is another email: this count does not refuse it.
+      const own = await signUp(a);
+      await expect(a.login({ email: own.email, password: PASSWORD, clientAddress: attacker })).resolves.toMatchObject({ user: { id: own.user.id } });
+    });
+
+    it('when failures come from many addresses, then the account is only slowed down, by a bounded 2 s, and the owner still signs in', async () => {
+      const victim = await signUp(a);
+      // A long deadline for the attack itself: its attempts wait up to 2 s each, and queue for scrypt.
+      const [slowA, slowB] = [connect(services[0], 30_000), connect(services[1], 30_000)];
+      const attempts = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => refusalOf((i % 2 ? slowA : slowB).login({ email: victim.email, password: `guess ${i}`, clientAddress: anAddress() }))),
+      );
+      expect(attempts.map((r) => r.code)).toEqual(Array(10).fill('invalid_credentials'));
+      // Ten failures are past the cap: the owner waits the 2 s maximum, and is let in within the normal 5 s deadline.
+      const started = Date.now();
+      const signedIn = await b.login({ email: victim.email, password: PASSWORD, clientAddress: anAddress() });
+      expect(signedIn.user!.id).toBe(victim.user.id);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1990);
     });
   });
 
@@ -118,7 +193,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { user } = await signUp(a);
       const { app, issued } = await newApp(a, user.id);
       const rotated = await a.rotateCredentials({ ownerId: user.id, id: app!.id });
-      const secrets = [...Object.values(issued!), ...Object.values(rotated.issued!), 'correct horse battery'].map(String);
+      const secrets = [...Object.values(issued!), ...Object.values(rotated.issued!), PASSWORD].map(String);
       const dump: unknown[] = [];
       for (const { name } of await raw.db!.listCollections().toArray()) dump.push(...(await raw.collection(name).find({}).toArray()));
       const text = JSON.stringify(dump);
@@ -157,15 +232,14 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
         expect(await refusalOf(newApp(a, user.id, request as Partial<identity.CreateAppRequest>))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code });
       }
       expect(await raw.collection('apps').countDocuments({ ownerId: user.id })).toBe(before);
-      expect((await refusalOf(a.getApp({ ownerId: user.id, id: 'not-an-id' }))).code).toBe('invalid_app_id');
       expect((await refusalOf(a.listApps({ ownerId: '' }))).code).toBe('owner_required');
     });
 
-    it("when another user names an app, then NOT_FOUND on every operation, the same as an unknown id", async () => {
+    it("when another user's app, an unknown id or an id of the wrong form is named, then NOT_FOUND on every operation, with one message", async () => {
       const owner = await signUp(a);
       const other = await signUp(a);
       const { app } = await newApp(a, owner.user.id);
-      const ids = [app!.id, randomBytes(12).toString('hex')];
+      const ids = [app!.id, randomBytes(12).toString('hex'), 'not-an-id', app!.id.toUpperCase(), '{"$ne":null}', ''];
       for (const id of ids) {
         const ownerId = other.user.id;
         for (const call of [
@@ -261,10 +335,33 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       expect(await raw.collection('request_logs').countDocuments({ app: app!.id })).toBe(0);
     });
 
-    it('when redirect URIs are replaced, then the new list is stored and the oauth service sees it', async () => {
+    it('when redirect URIs break the allow-list, then each is refused naming the URI and the rule, and nothing is written', async () => {
+      const { user } = await signUp(a);
+      const { app } = await newApp(a, user.id, { redirectUris: ['https://client.example/cb'] });
+      for (const [uri, rule] of [
+        ['javascript:alert(1)', /javascript: scheme/],
+        ['data:text/html,x', /data: scheme/],
+        ['https:evil.com', /"\/\/" after the scheme/],
+        ['https://evil.com\\@good.com/', /backslash/],
+        ['https://user@client.example/cb', /user information/],
+        ['https://client.example/cb#frag', /fragment/],
+        ['http://client.example/cb', /loopback/],
+        ['myapp:/cb', /not allowed/],
+        [`https://client.example/${'x'.repeat(2000)}`, /longer than 2000/],
+      ] as const) {
+        const refused = await refusalOf(a.setRedirectUris({ ownerId: user.id, id: app!.id, redirectUris: ['https://ok.example/cb', uri] }));
+        expect(refused).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_redirect_uri' });
+        expect(refused.message).toMatch(/^redirectUris\[1\] ".*" is refused: /);
+        expect(refused.message).toMatch(rule);
+      }
+      expect((await refusalOf(newApp(a, user.id, { redirectUris: ['ws://client.example/cb'] }))).code).toBe('invalid_redirect_uri');
+      expect((await a.lookupApp({ appId: app!.appId })).redirectUris).toEqual(['https://client.example/cb']);
+    });
+
+    it('when redirect URIs are replaced, then the new list is stored exactly as given and the oauth service sees it', async () => {
       const { user } = await signUp(a);
       const { app } = await newApp(a, user.id);
-      const uris = ['https://client.example/cb', 'http://127.0.0.1:8080/callback'];
+      const uris = ['https://client.example/cb', 'http://127.0.0.1:8080/callback', 'http://[::1]:3000/cb', 'com.example.app:/oauth2redirect', 'HTTPS://Client.Example/CB'];
       await expect(a.setRedirectUris({ ownerId: user.id, id: app!.id, redirectUris: uris })).resolves.toMatchObject({ app: { redirectUris: uris } });
       expect((await a.lookupApp({ appId: app!.appId })).redirectUris).toEqual(uris);
     });
@@ -301,6 +398,28 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       expect(second.nextPageToken).toBe('');
       expect(JSON.stringify(await raw.collection('request_logs').find({}).toArray())).not.toContain('ak_leak');
       expect((await refusalOf(a.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 2, pageToken: 'forged' }))).code).toBe('invalid_page_token');
+    });
+
+    it('when a page token is made up, altered or meant for another app, then INVALID_ARGUMENT; a genuine one works on every replica with the same key', async () => {
+      const { user } = await signUp(a);
+      const { app } = await newApp(a, user.id);
+      const { app: other } = await newApp(a, user.id);
+      const base = Date.now() - 10_000;
+      await a.recordRequests({
+        entries: [0, 1, 2].flatMap((i) => [app!.id, other!.id].map((id) => ({ ...logEntry(id, `t-${i}`), time: new Date(base + i * 1000).toISOString() }))),
+      });
+      const { nextPageToken } = await a.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 1, pageToken: '' });
+      expect(nextPageToken).toMatch(/^[A-Za-z0-9_-]{68}$/);
+      const unsigned = Buffer.from(JSON.stringify({ t: base + 5000, i: 'f'.repeat(24) })).toString('base64url');
+      const altered = `${nextPageToken.slice(0, 10)}${nextPageToken[10] === 'A' ? 'B' : 'A'}${nextPageToken.slice(11)}`;
+      for (const [id, pageToken] of [[app!.id, unsigned], [app!.id, altered], [other!.id, nextPageToken]]) {
+        expect(await refusalOf(b.listRequestLogs({ ownerId: user.id, id, pageSize: 1, pageToken }))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_page_token' });
+      }
+      const next = await b.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 1, pageToken: nextPageToken });
+      expect(next.entries.map((e) => e.requestId)).toEqual(['t-1']);
+      // A replica with another SESSION_SIGNING_KEY derives another page-token key.
+      const { client: stranger } = await boot({ SESSION_SIGNING_KEY: randomBytes(32).toString('hex') });
+      expect((await refusalOf(stranger.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 1, pageToken: nextPageToken }))).code).toBe('invalid_page_token');
     });
 
     it('when more requests arrive than the per-app cap, then only the newest cap are kept', async () => {

@@ -2,22 +2,35 @@ import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { refusalOf } from '@sandbox/testing';
 import { AccountService } from '../../src/domain/accounts';
-import { throttleKey } from '../../src/domain/login-throttle';
 import { PasswordHasher } from '../../src/domain/passwords';
 import { SessionTokens } from '../../src/domain/session-tokens';
-import { MemoryLoginAttemptStore } from '../../src/stores/memory-login-attempt-store';
+import { SignInThrottle } from '../../src/domain/sign-in-throttle';
 import { MemorySessionStore } from '../../src/stores/memory-session-store';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { signInLimiters } from '../../src/stores/sign-in-limiters';
 
 const ISSUER = 'https://idp.example.test';
+const HERE = '192.0.2.10';
+const ATTACKER = '203.0.113.66';
 
 
 describe('AccountService', () => {
   let now: Date;
   let users: MemoryUserStore;
   let sessions: MemorySessionStore;
-  let attempts: MemoryLoginAttemptStore;
   let accounts: AccountService;
+  let waits: number[];
+  const build = (hasher = new PasswordHasher({ log2N: 10 })) => {
+    const clock = () => now;
+    return new AccountService({
+      users,
+      sessions,
+      throttle: new SignInThrottle(signInLimiters(), async (ms) => void waits.push(ms)),
+      hasher,
+      tokens: new SessionTokens(randomBytes(32), 3600, { issuer: ISSUER, audience: 'portal', keys: idpKeys }, clock),
+      now: clock,
+    });
+  };
   let idpKeys: JWTVerifyGetKey;
   let idpPrivate: CryptoKey;
 
@@ -31,16 +44,8 @@ describe('AccountService', () => {
     now = new Date('2030-01-01T00:00:00Z');
     users = new MemoryUserStore();
     sessions = new MemorySessionStore();
-    attempts = new MemoryLoginAttemptStore();
-    const clock = () => now;
-    accounts = new AccountService({
-      users,
-      sessions,
-      attempts,
-      hasher: new PasswordHasher({ log2N: 10 }),
-      tokens: new SessionTokens(randomBytes(32), 3600, { issuer: ISSUER, audience: 'portal', keys: idpKeys }, clock),
-      now: clock,
-    });
+    waits = [];
+    accounts = build();
   });
 
   const externalToken = (sub: string, email?: string) =>
@@ -74,28 +79,47 @@ describe('AccountService', () => {
 
   it('when signing in with the right password, then a new session; a wrong password and an unknown email get the same refusal', async () => {
     await accounts.register('ada@example.com', 'correct horse');
-    const { session } = await accounts.login('ADA@example.com', 'correct horse');
+    const { session } = await accounts.login('ADA@example.com', 'correct horse', HERE);
     await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ email: 'ada@example.com' });
-    const wrong = await refusalOf(accounts.login('ada@example.com', 'wrong horse'));
-    const unknown = await refusalOf(accounts.login('nobody@example.com', 'correct horse'));
+    const wrong = await refusalOf(accounts.login('ada@example.com', 'wrong horse', HERE));
+    const unknown = await refusalOf(accounts.login('nobody@example.com', 'correct horse', HERE));
     expect(wrong).toEqual({ status: 16, code: 'invalid_credentials', message: 'The email or password is not correct.' });
     expect(unknown).toEqual(wrong);
   });
 
-  it('when five sign-ins fail, then the next waits (even with the right password), and so does an unknown email', async () => {
+  it('when five sign-ins from one address fail, then that address is refused (even with the right password), and so is it for an unknown email', async () => {
     await accounts.register('ada@example.com', 'correct horse');
-    for (let i = 0; i < 5; i++) expect((await refusalOf(accounts.login('ada@example.com', 'wrong horse'))).code).toBe('invalid_credentials');
-    const locked = await refusalOf(accounts.login('ada@example.com', 'correct horse'));
-    expect(locked).toMatchObject({ status: 8, code: 'too_many_attempts', retryAfterSeconds: 1 });
-    expect(locked.message).toMatch(/try again in 1 s/);
+    for (let i = 0; i < 5; i++) expect((await refusalOf(accounts.login('ada@example.com', 'wrong horse', ATTACKER))).code).toBe('invalid_credentials');
+    const locked = await refusalOf(accounts.login('ada@example.com', 'correct horse', ATTACKER));
+    expect(locked).toMatchObject({ status: 8, code: 'too_many_attempts', retryAfterSeconds: 900 });
+    expect(locked.message).toMatch(/for this email from your address; try again in 900 s/);
 
-    for (let i = 0; i < 5; i++) await refusalOf(accounts.login('ghost@example.com', 'whatever1'));
-    expect((await refusalOf(accounts.login('ghost@example.com', 'whatever1'))).code).toBe('too_many_attempts');
+    for (let i = 0; i < 5; i++) await refusalOf(accounts.login('ghost@example.com', 'whatever1', ATTACKER));
+    expect((await refusalOf(accounts.login('ghost@example.com', 'whatever1', ATTACKER))).code).toBe('too_many_attempts');
+  });
 
-    now = new Date(now.getTime() + 1000);
-    await expect(accounts.login('ada@example.com', 'correct horse')).resolves.toBeDefined();
-    expect(await attempts.get(throttleKey('ada@example.com'), new Date(0))).toBeUndefined();
-    expect(await attempts.get(throttleKey('ghost@example.com'), new Date(0))).toMatchObject({ failures: 5 });
+  it('when an attacker fails many times on the owner\'s email, then the owner signs in from their own address, slowed down by at most 2 s', async () => {
+    await accounts.register('ada@example.com', 'correct horse');
+    for (let i = 0; i < 5; i++) await refusalOf(accounts.login('ada@example.com', `guess ${i}`, ATTACKER));
+    // The attacker moves on to more addresses: more slow-down for the account, never a lock-out.
+    for (let i = 0; i < 40; i++) expect((await refusalOf(accounts.login('ada@example.com', `guess ${i}`, `198.18.0.${i}`))).code).toBe('invalid_credentials');
+    waits = [];
+    const { user } = await accounts.login('ADA@example.com', 'correct horse', HERE);
+    expect(user.email).toBe('ada@example.com');
+    expect(waits).toEqual([2000]);
+    // Signing in did not clear the attacker's count.
+    expect((await refusalOf(accounts.login('ada@example.com', 'correct horse', ATTACKER))).code).toBe('too_many_attempts');
+  });
+
+  it('when password hashing is busy, then the refused attempts are not counted against the address or the email', async () => {
+    await accounts.register('ada@example.com', 'correct horse');
+    const busy = build(new PasswordHasher({ log2N: 10, concurrency: 1, maxWaiting: 0 }));
+    const burst = await Promise.all(Array.from({ length: 6 }, () => refusalOf(busy.login('ada@example.com', 'wrong horse', ATTACKER))));
+    const codes = burst.map((r) => r.code);
+    expect(codes).toContain('server_busy');
+    const failed = codes.filter((code) => code === 'invalid_credentials').length;
+    for (let i = failed; i < 5; i++) expect((await refusalOf(busy.login('ada@example.com', 'wrong horse', ATTACKER))).code).toBe('invalid_credentials');
+    expect((await refusalOf(busy.login('ada@example.com', 'wrong horse', ATTACKER))).code).toBe('too_many_attempts');
   });
 
   it('when signed out, then the token no longer verifies (session_ended), and signing out again is refused', async () => {
@@ -107,8 +131,8 @@ describe('AccountService', () => {
 
   it('when one of two sessions is signed out, then the other still works', async () => {
     await accounts.register('ada@example.com', 'correct horse');
-    const first = await accounts.login('ada@example.com', 'correct horse');
-    const second = await accounts.login('ada@example.com', 'correct horse');
+    const first = await accounts.login('ada@example.com', 'correct horse', HERE);
+    const second = await accounts.login('ada@example.com', 'correct horse', HERE);
     await accounts.logout(first.session.token);
     await expect(accounts.verifySession(second.session.token)).resolves.toMatchObject({ email: 'ada@example.com' });
   });

@@ -71,9 +71,32 @@ describe('AppService', () => {
     await expect(apps.get('owner-a', app.id)).resolves.toMatchObject({ id: app.id, status: 'active' });
   });
 
-  it('when an id is malformed, then invalid_app_id before any lookup', async () => {
-    expect((await refusalOf(apps.get('owner-a', 'nope'))).code).toBe('invalid_app_id');
-    expect((await refusalOf(apps.delete('owner-a', '../x', false))).code).toBe('invalid_app_id');
+  it('when an id has the wrong form, then every operation answers exactly what an unknown id gets, whatever else the request holds', async () => {
+    const { app } = await create('owner-a');
+    const findOwned = jest.spyOn(store, 'findOwned');
+    const update = jest.spyOn(store, 'update');
+    const malformed = ['nope', '../x', '', 'ABCDEF0123456789ABCDEF01', '{"$ne":null}', `${app.id}\n`, app.id.toUpperCase()];
+    const unknown = '0123456789abcdef01234567';
+    const operations: [string, (id: string) => Promise<unknown>][] = [
+      ['get', (id) => apps.get('owner-a', id)],
+      ['delete', (id) => apps.delete('owner-a', id, false)],
+      ['revoke', (id) => apps.delete('owner-a', id, true)],
+      ['rotate', (id) => apps.rotate('owner-a', id, {})],
+      ['rotate nothing', (id) => apps.rotate('owner-a', id, { appSecret: false })],
+      ['regenerate', (id) => apps.regenerateSecret('owner-a', id)],
+      ['redirect URIs', (id) => apps.setRedirectUris('owner-a', id, ['https://client.example/cb'])],
+      ['bad redirect URIs', (id) => apps.setRedirectUris('owner-a', id, ['javascript:alert(1)'])],
+      ['scopes', (id) => apps.setScopes('owner-a', id, ['hr:read'])],
+      ['bad scopes', (id) => apps.setScopes('owner-a', id, ['admin'])],
+    ];
+    for (const [name, run] of operations) {
+      const expected = await refusalOf(run(unknown));
+      for (const id of malformed) expect({ name, id, answer: await refusalOf(run(id)) }).toEqual({ name, id, answer: expected });
+    }
+    expect(await refusalOf(apps.get('owner-a', 'nope'))).toEqual({ status: NOT_FOUND, code: 'app_not_found', message: 'No app with this id was found.' });
+    // A malformed id never reaches the store.
+    for (const call of [...findOwned.mock.calls, ...update.mock.calls]) expect(call[1]).toMatch(/^[0-9a-f]{24}$/);
+    await expect(apps.get('owner-a', app.id)).resolves.toMatchObject({ status: 'active' });
   });
 
   it('when only the API key is rotated, then only it changes, and the change is announced', async () => {

@@ -21,6 +21,14 @@ describe('identity configuration', () => {
     expect(config.credentialEncryptionKey).toBeUndefined();
     expect(config.externalIdp).toBeUndefined();
     expect(config.verificationCacheMs).toBe(500);
+    expect(config.redisUrl).toBeUndefined();
+  });
+
+  it('when REDIS_URL is set, then sign-in counts go to that Redis; an empty value is unset, another scheme refused', () => {
+    expect(loadIdentityConfig({ REDIS_URL: 'redis://cache:6379' }).redisUrl).toBe('redis://cache:6379');
+    expect(loadIdentityConfig({ REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380');
+    expect(loadIdentityConfig({ REDIS_URL: '' }).redisUrl).toBeUndefined();
+    expect(configError({ REDIS_URL: 'http://cache' })).toMatch(/REDIS_URL: must be a redis or rediss URL/);
   });
 
   it('when MONGO_URL is set without keys, then start-up fails naming the missing key', () => {
