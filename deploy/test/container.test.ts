@@ -65,7 +65,7 @@ describe('docker-compose.yml', () => {
         .sort();
     expect(waitsFor('gateway')).toEqual(['data', 'identity', 'oauth', 'playground']);
     expect(waitsFor('oauth')).toEqual(['identity', 'redis']);
-    expect(waitsFor('identity')).toEqual(['mongo']);
+    expect(waitsFor('identity')).toEqual(['mongo', 'redis']);
   });
 
   it('when example keys are given, then they say they are for development only', () => {

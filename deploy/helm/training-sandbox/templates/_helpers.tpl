@@ -11,13 +11,14 @@ gateway:
 identity:
   protocol: grpc
   peers: []
-  secretKeys: [MONGO_URL, CREDENTIAL_ENCRYPTION_KEY, SESSION_SIGNING_KEY]
-  store: mongodb
+  # Redis: the sign-in throttle's counts, shared by every identity replica.
+  secretKeys: [MONGO_URL, REDIS_URL, CREDENTIAL_ENCRYPTION_KEY, SESSION_SIGNING_KEY]
+  stores: [mongodb, redis]
 oauth:
   protocol: grpc
   peers: [identity]
   secretKeys: [REDIS_URL]
-  store: redis
+  stores: [redis]
 data:
   protocol: grpc
   peers: []

@@ -122,7 +122,7 @@ describe('portal accounts and sessions (through the gateway)', () => {
       expect(unknown.headers['www-authenticate']).toBe(wrong.headers['www-authenticate']);
     });
 
-    it('when one account fails five times, then further attempts are slowed down with 429, even with the right password', async () => {
+    it('when one address fails five times on one account, then that address gets 429, even with the right password', async () => {
       const { email: address } = await register();
       for (let i = 0; i < 5; i++) expectError(await request('POST', '/api/auth/login', { body: { email: address, password: `wrong-${i}-password` } }), 401, 'invalid_credentials');
       const locked = await request('POST', '/api/auth/login', { body: { email: address, password: PASSWORD } });
