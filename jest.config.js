@@ -3,13 +3,14 @@
 // provisions the stores and passes MONGO_URL / REDIS_URL.
 const shared = {
   testEnvironment: 'node',
-  // jest's module loader cannot require() ESM, so ESM-only dependencies (jose 6)
-  // are compiled to CommonJS for tests; at run time Node loads them natively.
+  // jest's module loader cannot require() ESM, so ESM-only dependencies (jose 6,
+  // and oauth4webapi, a client the interoperability tests drive) are compiled
+  // to CommonJS for tests; at run time Node loads them natively.
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
-    '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
+    '/node_modules/(jose|oauth4webapi)/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi)/)'],
   moduleNameMapper: {
     '^@sandbox/(contracts|runtime)$': '<rootDir>/packages/$1/src',
     '^@sandbox/testing$': '<rootDir>/test/support',

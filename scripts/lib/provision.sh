@@ -38,19 +38,21 @@ ensure_ferretdb() {
   rm -rf "$src"
 }
 
-# The interoperability tests drive third-party clients; Python's requests is
-# the one a Python learner reaches for. It is pinned, in a virtual environment
-# of the project's own, so the tests never depend on what else is installed.
-PYTHON_REQUESTS_VERSION=2.32.3
+# The interoperability tests drive third-party clients: Python's requests is
+# the one a Python learner reaches for, and requests-oauthlib (on oauthlib) the
+# one they use for OAuth 1.0a and 2.0. They are pinned, in a virtual
+# environment of the project's own, so the tests never depend on what else is
+# installed.
+PYTHON_CLIENT_PACKAGES=(requests==2.32.3 requests-oauthlib==2.0.0 oauthlib==3.3.1)
 PYTHON_CLIENTS_DIR="$TOOLS_DIR/python-clients"
 ensure_python_clients() {
-  local marker="$PYTHON_CLIENTS_DIR/.requests-$PYTHON_REQUESTS_VERSION"
+  local marker="$PYTHON_CLIENTS_DIR/.installed-$(printf '%s_' "${PYTHON_CLIENT_PACKAGES[@]}" | tr '=' '-')"
   [ -f "$marker" ] && return 0
   command -v python3 >/dev/null 2>&1 || { echo "provision: python3 is needed for the Python client tests" >&2; return 1; }
-  echo "provision: installing requests $PYTHON_REQUESTS_VERSION (PyPI) into $PYTHON_CLIENTS_DIR" >&2
+  echo "provision: installing ${PYTHON_CLIENT_PACKAGES[*]} (PyPI) into $PYTHON_CLIENTS_DIR" >&2
   rm -rf "$PYTHON_CLIENTS_DIR"
   python3 -m venv "$PYTHON_CLIENTS_DIR" >&2 || { echo "provision: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
-  "$PYTHON_CLIENTS_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "requests==$PYTHON_REQUESTS_VERSION" >&2 || return 1
+  "$PYTHON_CLIENTS_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "${PYTHON_CLIENT_PACKAGES[@]}" >&2 || return 1
   touch "$marker"
 }
 

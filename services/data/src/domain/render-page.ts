@@ -41,7 +41,10 @@ export function renderPage(request: PageRequest, signingKey: SigningKey): Render
   const pack = findPack(request.pack);
   const entity = findEntity(request.pack, request.entity);
   if (!request.grantedScopes.includes(pack.scope)) {
-    throw permissionDenied('missing_scope', `Reading the ${pack.name} pack needs the scope ${pack.scope}, which this app does not hold.`);
+    // RFC 6750 3.1: a bearer token without the scope is told which scope the resource needs.
+    throw permissionDenied('missing_scope', `Reading the ${pack.name} pack needs the scope ${pack.scope}, which this app does not hold.`).withChallenge(
+      `Bearer realm="training-sandbox", error="insufficient_scope", scope="${pack.scope}"`,
+    );
   }
   const plan = planPage(query.paging, entity, signingKey);
   const start = Math.min(plan.start, entity.count);

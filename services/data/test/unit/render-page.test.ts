@@ -35,10 +35,11 @@ describe('not found and permission', () => {
     expect(thrown(() => render('', { entity: 'umpires', grantedScopes: [] }))).toMatchObject({ status: GrpcStatus.NOT_FOUND });
   });
 
-  it('when the app lacks the pack scope, then PERMISSION_DENIED naming the scope needed', () => {
+  it('when the app lacks the pack scope, then PERMISSION_DENIED naming the scope needed, with the RFC 6750 challenge', () => {
     const e = thrown(() => render('', { grantedScopes: ['hr:read', 'stocks:read'] }));
     expect(e).toMatchObject({ status: GrpcStatus.PERMISSION_DENIED, code: 'missing_scope' });
     expect(e.message).toContain('cricket:read');
+    expect((e as { challenge?: string }).challenge).toBe('Bearer realm="training-sandbox", error="insufficient_scope", scope="cricket:read"');
   });
 
   it('when the scope is missing and a parameter is bad too, then PERMISSION_DENIED comes first', () => {

@@ -59,8 +59,8 @@ export class Authenticator {
     try {
       return await scheme.verify(value, ctx);
     } catch (error) {
-      // A scheme's own refusal (e.g. a signed-out session) keeps its code and gains the challenge.
-      if (error instanceof AppError && error.status === GrpcStatus.UNAUTHENTICATED) throw error.withChallenge(this.challengeOf(scheme, true));
+      // A scheme's own refusal (e.g. a signed-out session) keeps its code, and its challenge if it brought one.
+      if (error instanceof AppError && error.status === GrpcStatus.UNAUTHENTICATED) throw error.withChallenge(error.challenge ?? this.challengeOf(scheme, true));
       throw error;
     }
   }

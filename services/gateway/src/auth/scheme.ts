@@ -8,7 +8,7 @@ export type Principal = common.AppPrincipal;
  * The schemes the gateway knows. The name is also the auth style recorded in
  * an app's request log and shown in the portal.
  */
-export type SchemeName = 'api_key_header' | 'api_key_query' | 'bearer' | 'oauth2' | 'basic' | 'portal_session';
+export type SchemeName = 'api_key_header' | 'api_key_query' | 'bearer' | 'oauth2' | 'oauth1' | 'basic' | 'portal_session';
 
 /** Who a request authenticated as: an app (its credential's owner), or a signed-in portal user. */
 export type Credential =

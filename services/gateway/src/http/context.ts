@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { CallOptionsLite } from '@sandbox/runtime';
-import type { Credential } from '../auth/scheme';
+import type { Credential, SchemeName } from '../auth/scheme';
 import { badRequest } from './errors';
 import { publicBaseUrl, type PublicUrlOptions } from './public-url';
 import type { Route } from './route';
@@ -49,6 +49,14 @@ export class RouteContext {
   params: Record<string, string> = {};
   /** Set once the route's auth scheme accepted the request. */
   credential?: Credential;
+  /**
+   * The app a request names without having authenticated as it (an OAuth
+   * client_id or consumer key), so that its request log shows the attempt,
+   * refusals included.
+   */
+  logAs?: { appId: string; style: SchemeName };
+  /** Why the request was refused, in the rule's words: shown in the app's request log. */
+  failure?: string;
   /** The body, read as the route's body mode says (body.ts). */
   body?: unknown;
   private parsedQuery?: URLSearchParams;

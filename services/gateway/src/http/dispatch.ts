@@ -1,4 +1,4 @@
-import type { Logger } from '@sandbox/runtime';
+import { AppError, type Logger } from '@sandbox/runtime';
 import type { Authenticator } from '../auth/authenticate';
 import { whenReady, type MaybePromise } from '../maybe-async';
 import { readBody } from './body';
@@ -28,8 +28,10 @@ export type Dispatch = (ctx: RouteContext, matched?: Matched) => MaybePromise<Re
  * microtask (see maybe-async.ts).
  */
 export function createDispatch(router: Router, authenticator: Authenticator, logger: Logger): Dispatch {
-  const fail = (ctx: RouteContext, error: unknown): Reply =>
-    errorReply(error, ctx.route?.errors ?? 'api', ctx.requestId, logger, { method: ctx.method, path: ctx.path });
+  const fail = (ctx: RouteContext, error: unknown): Reply => {
+    if (error instanceof AppError) ctx.failure = `${error.code}: ${error.message}`;
+    return errorReply(error, ctx.route?.errors ?? 'api', ctx.requestId, logger, { method: ctx.method, path: ctx.path });
+  };
 
   const serve = (ctx: RouteContext, matched: Matched): MaybePromise<Reply> => {
     if (ctx.path[0] !== '/') {

@@ -63,8 +63,9 @@ export function errorReply(error: unknown, format: ErrorFormat, requestId: strin
   const status = error instanceof HttpRefusal ? error.httpStatus : httpStatusFromGrpc(error.status);
   const reply = refusal(status, error.code, error.message, requestId, format);
   if (error instanceof HttpRefusal) Object.assign(reply.headers, error.headers);
-  if (status === 401) reply.headers['WWW-Authenticate'] = error.challenge ?? 'Bearer realm="training-sandbox"';
-  else if (error.challenge !== undefined) reply.headers['WWW-Authenticate'] = error.challenge;
+  // A 401 must say how to authenticate (RFC 9110 15.5.2); an OAuth endpoint's refusal brings its own when it has one.
+  const challenge = error.challenge ?? (status === 401 && format === 'api' ? 'Bearer realm="training-sandbox"' : undefined);
+  if (challenge !== undefined) reply.headers['WWW-Authenticate'] = challenge;
   if (error.retryAfterSeconds !== undefined) reply.headers['Retry-After'] = String(error.retryAfterSeconds);
   if (status >= 500) logger.warn({ requestId, code: error.code, ...where }, error.message);
   return reply;

@@ -6,26 +6,31 @@ import type { RequestLogRecorder } from './request-log-recorder';
  * What the gateway does once an answer is finished, in one place: its access
  * log line (method, path without the query, which may hold an api_key, status,
  * latency; never headers or bodies), and, when the request authenticated as
- * an app, an entry in that app's request log.
+ * an app or named one, an entry in that app's request log, refusals with the
+ * rule that failed.
  */
 export function recordFinishedRequests(accessLog: AccessLog, requestLogs: RequestLogRecorder): OnRequestFinished {
   return (ctx, status) => {
     const latencyMs = ctx.elapsedMs();
     const path = loggedPath(ctx.path);
     accessLog.write({ requestId: ctx.requestId, method: ctx.method, path, status, ms: latencyMs });
+    // The app the request authenticated as, or the one it named (an OAuth client whose secret was wrong).
     const { credential } = ctx;
-    if (credential?.kind === 'app') {
-      requestLogs.record({
-        app: credential.principal.id,
-        at: Date.now(),
-        method: ctx.method,
-        path,
-        status,
-        authStyle: credential.scheme,
-        latencyMs,
-        requestId: ctx.requestId,
-      });
-    }
+    const app = credential?.kind === 'app' ? credential.principal.id : '';
+    const appId = app ? '' : (ctx.logAs?.appId ?? '');
+    if (!app && !appId) return;
+    requestLogs.record({
+      app,
+      appId,
+      at: Date.now(),
+      method: ctx.method,
+      path,
+      status,
+      authStyle: credential?.kind === 'app' ? credential.scheme : (ctx.logAs?.style ?? ''),
+      latencyMs,
+      requestId: ctx.requestId,
+      failure: status >= 400 ? (ctx.failure ?? '') : '',
+    });
   };
 }
 

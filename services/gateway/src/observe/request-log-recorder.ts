@@ -36,11 +36,13 @@ export class RequestLogRecorder {
   }
 
   record(entry: RecordedRequest): void {
-    let entries = this.pending.get(entry.app);
+    // Per app, by whichever name the entry has (identity resolves an App ID).
+    const key = entry.app || `app_id:${entry.appId}`;
+    let entries = this.pending.get(key);
     if (!entries) {
       if (this.pendingCount >= this.maxPending) return; // identity is away: drop rather than grow without bound
       entries = [];
-      this.pending.set(entry.app, entries);
+      this.pending.set(key, entries);
     }
     entries.push(entry);
     if (entries.length > this.capPerApp) entries.shift(); // the oldest goes, as it would in identity

@@ -1,12 +1,22 @@
 import type { GatewayDeps } from '../deps';
 import type { Route } from '../http/route';
+import { authPlaygroundRoutes } from './auth-playground-routes';
 import { dataRoutes } from './data-routes';
+import { oauth1Routes } from './oauth1-routes';
+import { oauthRoutes } from './oauth-routes';
 import { portalRoutes } from './portal-routes';
 import { systemRoutes } from './system-routes';
 
 /** The gateway's whole route table, in matching order. */
 export function buildRoutes(deps: GatewayDeps): Route[] {
   const table: Route[] = [];
-  table.push(...systemRoutes(deps, () => table), ...dataRoutes(deps), ...portalRoutes(deps));
+  table.push(
+    ...systemRoutes(deps, () => table),
+    ...dataRoutes(deps),
+    ...authPlaygroundRoutes(deps),
+    ...oauthRoutes(deps),
+    ...oauth1Routes(deps),
+    ...portalRoutes(deps),
+  );
   return table;
 }

@@ -241,7 +241,8 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
           ctx.call(),
         );
         return json({
-          entries: page.entries.map(({ app: _app, ...entry }) => entry),
+          // failure only on refusals, naming the rule that failed.
+          entries: page.entries.map(({ app: _app, appId: _appId, failure, ...entry }) => (failure ? { ...entry, failure } : entry)),
           total: page.total,
           ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
         });

@@ -326,8 +326,11 @@ describe('app management (through the gateway)', () => {
         authStyle: 'bearer',
         latencyMs: expect.any(Number),
         requestId: expect.any(String),
+        // A refusal names the rule that failed; an answer below 400 has no failure.
+        failure: expect.stringMatching(/^unknown_pack: /),
       });
       expect(page.entries[1]).toMatchObject({ path: '/playground/data/hr/employees', authStyle: 'api_key_query', status: 200 });
+      expect(page.entries[1]).not.toHaveProperty('failure');
       const rest = (await request('GET', `/api/apps/${app.id}/logs?page_size=2&pageToken=${page.nextPageToken}`, { token: bob })).json();
       expect(rest.entries.map((e: { authStyle: string }) => e.authStyle)).toEqual(['api_key_header']);
       expect(rest).not.toHaveProperty('nextPageToken');

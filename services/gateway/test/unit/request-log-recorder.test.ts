@@ -8,7 +8,7 @@ function collectingClients() {
   const clients = async (entries: identity.RequestLogEntry[]) => void batches.push(entries);
   return { clients, batches };
 }
-const entry = (app: string, n: number): RecordedRequest => ({ app, at: n, method: 'GET', path: `/p/${n}`, status: 200, authStyle: 'api_key_header', latencyMs: 1, requestId: `r${n}` });
+const entry = (app: string, n: number): RecordedRequest => ({ app, at: n, method: 'GET', path: `/p/${n}`, status: 200, authStyle: 'api_key_header', latencyMs: 1, requestId: `r${n}`, appId: '', failure: '' });
 
 describe('RequestLogRecorder', () => {
   const logger = createLogger('test', 'silent');

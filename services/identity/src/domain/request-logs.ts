@@ -8,8 +8,12 @@ import { LIMITS } from './limits';
 import type { PageTokens } from './page-tokens';
 import { isAppResourceId } from './validation';
 
-/** An entry as the gateway reports it: a stored record without its id, its time as text. */
-export type RequestLogInput = Omit<RequestLogRecord, 'id' | 'time'> & { time: string };
+/**
+ * An entry as the gateway reports it: a stored record without its id, its
+ * time as text, and the app named by its internal id or, when the caller did
+ * not authenticate as it, by its App ID.
+ */
+export type RequestLogInput = Omit<RequestLogRecord, 'id' | 'time'> & { time: string; appId: string };
 
 export interface RequestLogPage {
   entries: RequestLogRecord[];
@@ -18,6 +22,7 @@ export interface RequestLogPage {
 }
 
 const PATH_MAX = 2048;
+const FAILURE_MAX = 500;
 const clip = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
 
 // Ids that sort in arrival order within one process, so entries of the same
@@ -71,6 +76,8 @@ export function sanitizeEntry(input: RequestLogInput, now: Date): Omit<RequestLo
     authStyle: /^[a-z0-9_-]{1,32}$/.test(input.authStyle) ? input.authStyle : '',
     latencyMs: Number.isFinite(input.latencyMs) && input.latencyMs >= 0 ? Math.round(input.latencyMs * 1000) / 1000 : 0,
     requestId: /^[\x21-\x7e]{1,128}$/.test(input.requestId) ? input.requestId : '',
+    // Words for people, from our own services; control characters are dropped all the same.
+    failure: clip(input.failure.replace(/[\u0000-\u001f\u007f]/g, ' '), FAILURE_MAX),
   };
 }
 
@@ -94,8 +101,9 @@ export class RequestLogService {
       throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} entries per call (got ${inputs.length}).`);
     }
     const now = this.now();
+    const resolved = await this.resolveAppIds(inputs);
     const sanitized = newestPerApp(
-      inputs.map((input) => sanitizeEntry(input, now)).filter((entry) => entry !== undefined),
+      resolved.map((input) => sanitizeEntry(input, now)).filter((entry) => entry !== undefined),
       this.capPerApp,
     );
     const existing = await this.apps.existingIds([...new Set(sanitized.map((entry) => entry.app))]);
@@ -104,6 +112,18 @@ export class RequestLogService {
     await this.logs.append(records);
     for (const app of new Set(records.map((record) => record.app))) await this.logs.trim(app, this.capPerApp);
     return records.length;
+  }
+
+  /** Entries that name their app by App ID get its internal id (or none, and are dropped, when no app has it). */
+  private async resolveAppIds(inputs: readonly RequestLogInput[]): Promise<RequestLogInput[]> {
+    const appIds = [...new Set(inputs.filter((input) => !input.app && PATTERN.appId.test(input.appId)).map((input) => input.appId))];
+    if (appIds.length === 0) return [...inputs];
+    const found = new Map<string, string>();
+    for (const appId of appIds) {
+      const app = await this.apps.findByAppId(appId);
+      if (app) found.set(appId, app.id);
+    }
+    return inputs.map((input) => (input.app ? input : { ...input, app: found.get(input.appId) ?? '' }));
   }
 
   /**

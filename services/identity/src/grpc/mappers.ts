@@ -41,5 +41,7 @@ export function toLogEntry(entry: RequestLogRecord): identity.RequestLogEntry {
     authStyle: entry.authStyle,
     latencyMs: entry.latencyMs,
     requestId: entry.requestId,
+    appId: '',
+    failure: entry.failure ?? '',
   };
 }

@@ -13,6 +13,7 @@ const logSchema = new Schema<LogDoc>(
     path: { type: String, required: true },
     status: { type: Number, required: true },
     authStyle: { type: String, default: '' },
+    failure: { type: String, default: '' },
     latencyMs: { type: Number, required: true },
     requestId: { type: String, default: '' },
   },

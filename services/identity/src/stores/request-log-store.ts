@@ -10,6 +10,8 @@ export interface RequestLogRecord {
   authStyle: string;
   latencyMs: number;
   requestId: string;
+  /** Why the request was refused ("code: message"); '' when it was not. */
+  failure: string;
 }
 
 /** A position in newest-first order: (time, id) descending. */

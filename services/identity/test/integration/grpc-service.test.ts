@@ -436,7 +436,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
 });
 
 function logEntry(app: string, requestId: string): identity.RequestLogEntry {
-  return { app, time: new Date().toISOString(), method: 'GET', path: '/playground/data/hr/employees', status: 200, authStyle: 'api_key', latencyMs: 2.5, requestId };
+  return { app, time: new Date().toISOString(), method: 'GET', path: '/playground/data/hr/employees', status: 200, authStyle: 'api_key', latencyMs: 2.5, requestId, appId: '', failure: '' };
 }
 
 /** Polls until `accepted` answers false, failing if that has not happened by `deadline` (ms since epoch). */

@@ -136,7 +136,7 @@ describe('AppService', () => {
   it('when an app is deleted, then it and its logs are gone and its id is not found', async () => {
     const { app } = await create();
     const { app: other } = await create();
-    const entry = (id: string) => ({ id: randomBytes(12).toString('hex'), app: id, time: new Date(), method: 'GET', path: '/x', status: 200, authStyle: 'api_key', latencyMs: 1, requestId: 'r' });
+    const entry = (id: string) => ({ id: randomBytes(12).toString('hex'), app: id, time: new Date(), method: 'GET', path: '/x', status: 200, authStyle: 'api_key', latencyMs: 1, requestId: 'r', failure: '' });
     await logs.append([entry(app.id), entry(other.id)]);
     await expect(apps.delete('owner-a', app.id, false)).resolves.toEqual({ outcome: 'deleted' });
     expect(await logs.count(app.id)).toBe(0);
@@ -158,7 +158,7 @@ describe('AppService', () => {
     const { app: a1 } = await create('owner-a');
     await create('owner-a');
     const { app: b1 } = await create('owner-b');
-    await logs.append([{ id: 'x'.repeat(24), app: a1.id, time: new Date(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '' }]);
+    await logs.append([{ id: 'x'.repeat(24), app: a1.id, time: new Date(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '', failure: '' }]);
     expect(await apps.resetOwner('owner-a')).toBe(2);
     expect(await apps.list('owner-a')).toEqual([]);
     expect(await logs.count(a1.id)).toBe(0);

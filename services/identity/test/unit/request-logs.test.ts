@@ -24,6 +24,8 @@ describe('request logs', () => {
     authStyle: 'api_key',
     latencyMs: 3.25,
     requestId: 'req-1',
+    appId: '',
+    failure: '',
     ...overrides,
   });
 
@@ -59,6 +61,15 @@ describe('request logs', () => {
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
     expect(await service.record([entry(app.id), entry('0123456789abcdef01234567')])).toBe(1);
     expect(await logStore.appIds()).toEqual([app.id]);
+  });
+
+  it('when an entry names its app by App ID (a refused OAuth client), then it lands in that app’s log with the rule that failed', async () => {
+    const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+    const refused = entry('', { appId: app.appId, status: 401, authStyle: 'oauth2', failure: 'invalid_client: The client secret is wrong.\u0007' });
+    const unknown = entry('', { appId: 'app_' + 'x'.repeat(22) });
+    expect(await service.record([refused, unknown])).toBe(1);
+    const [logged] = (await service.list('owner-a', app.id, 10, '')).entries;
+    expect(logged).toMatchObject({ app: app.id, status: 401, authStyle: 'oauth2', failure: 'invalid_client: The client secret is wrong. ' });
   });
 
   it('when more entries than the cap arrive, then only the newest cap remain', async () => {
@@ -119,7 +130,7 @@ describe('request logs', () => {
 
   it('when logs outlive their app, then the orphan cleanup removes them', async () => {
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
-    await logStore.append([{ id: 'f'.repeat(24), app: '0123456789abcdef01234567', time: now, method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '' }]);
+    await logStore.append([{ id: 'f'.repeat(24), app: '0123456789abcdef01234567', time: now, method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '', failure: '' }]);
     await service.record([entry(app.id)]);
     expect(await service.removeOrphans()).toBe(1);
     expect(await logStore.appIds()).toEqual([app.id]);

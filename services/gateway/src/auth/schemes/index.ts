@@ -3,6 +3,7 @@ import type { AuthScheme, SchemeName } from '../scheme';
 import { apiKeySchemes } from './api-key';
 import { appBearerScheme } from './app-bearer';
 import { basicScheme } from './basic';
+import { oauth1SignatureScheme } from './oauth1-signature';
 import { oauth2TokenScheme } from './oauth2-token';
 import { portalSessionScheme } from './portal-session';
 
@@ -14,6 +15,7 @@ export function createAuthSchemes(clients: BackendClients, credentialCacheMs: nu
     api_key_query: apiKeyQuery,
     bearer: appBearerScheme(clients, credentialCacheMs),
     oauth2: oauth2TokenScheme(clients, credentialCacheMs),
+    oauth1: oauth1SignatureScheme(clients),
     basic: basicScheme(clients, credentialCacheMs),
     portal_session: portalSessionScheme(clients),
   };

@@ -1,0 +1,26 @@
+import type { BackendClients } from '../../clients';
+import { verdictOf, type AuthScheme } from '../scheme';
+import { signedRequestOf } from '../signed-request';
+
+const OAUTH1_CHALLENGE = 'OAuth realm="training-sandbox"';
+
+/**
+ * A request signed with an OAuth 1.0a access token (after the three legs),
+ * in the Authorization header or the query. Never remembered: each signature
+ * carries a nonce that may be used once.
+ */
+export function oauth1SignatureScheme(clients: BackendClients): AuthScheme {
+  return {
+    name: 'oauth1',
+    words: 'an OAuth 1.0a signature (Authorization: OAuth …) made with the access token from POST /oauth1/access_token',
+    cacheMs: 0,
+    detect(ctx) {
+      if (/^OAuth\s/i.test(ctx.headers.authorization ?? '')) return { value: 'header', sure: true };
+      return ctx.rawQuery.includes('oauth_signature') ? { value: 'query', sure: true } : undefined;
+    },
+    async verify(_where, ctx) {
+      return verdictOf('oauth1', (await clients.oauth.oAuth1Verify({ request: signedRequestOf(ctx) }, ctx.call())).check);
+    },
+    challenge: () => OAUTH1_CHALLENGE,
+  };
+}
