@@ -18,8 +18,12 @@ export class AppError extends Error {
   override name = 'AppError';
   /** Whole seconds until a retry can succeed, when the refusal knows it (a throttle): HTTP Retry-After. */
   retryAfterSeconds?: number;
-  /** How to authenticate instead, for a 401: HTTP WWW-Authenticate (RFC 9110 11.6.1). */
-  challenge?: string;
+  /**
+   * How to authenticate instead, for a 401: HTTP WWW-Authenticate (RFC 9110
+   * 11.6.1). Several challenges (Digest's SHA-256 and MD5) are sent as
+   * separate header lines, which every client parses.
+   */
+  challenge?: string | readonly string[];
   constructor(
     readonly status: GrpcStatus,
     readonly code: string,
@@ -35,7 +39,7 @@ export class AppError extends Error {
   }
 
   /** The same error, with the challenge a client should answer. */
-  withChallenge(challenge: string): this {
+  withChallenge(challenge: string | readonly string[]): this {
     this.challenge = challenge;
     return this;
   }
@@ -55,7 +59,7 @@ export function toServiceError(error: AppError): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(ERROR_CODE_KEY, error.code);
   if (error.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfterSeconds));
-  if (error.challenge !== undefined) metadata.set(CHALLENGE_KEY, error.challenge);
+  for (const challenge of typeof error.challenge === 'string' ? [error.challenge] : (error.challenge ?? [])) metadata.add(CHALLENGE_KEY, challenge);
   return { code: error.status, details: error.message, metadata };
 }
 
@@ -66,8 +70,8 @@ export function fromServiceError(error: ServiceError, peer: string): AppError {
     const appError = new AppError(error.code, code, error.details);
     const retryAfter = Number(error.metadata.get(RETRY_AFTER_KEY)[0]);
     if (Number.isInteger(retryAfter) && retryAfter > 0) appError.retryAfter(retryAfter);
-    const challenge = error.metadata.get(CHALLENGE_KEY)[0];
-    if (typeof challenge === 'string') appError.withChallenge(challenge);
+    const challenges = error.metadata.get(CHALLENGE_KEY).map(String);
+    if (challenges.length) appError.withChallenge(challenges.length === 1 ? challenges[0] : challenges);
     return appError;
   }
   switch (error.code) {

@@ -7,6 +7,7 @@ import type { OAuthDeps } from './domain/deps';
 import { loadSigningKey } from './domain/signing-key';
 import { oauth1Handlers } from './grpc/oauth1-handlers';
 import { oauth2Handlers } from './grpc/oauth2-handlers';
+import { playgroundAuthHandlers } from './grpc/playground-auth-handlers';
 import type { EphemeralStore } from './stores/ephemeral-store';
 import { MemoryEphemeralStore } from './stores/memory-ephemeral-store';
 import { RedisEphemeralStore } from './stores/redis-ephemeral-store';
@@ -33,8 +34,11 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
     apps: new AppDirectory(identityClient, clock),
     signingKey: await loadSigningKey(config.signingKeyPem),
   };
-  // JWT, HMAC and Digest arrive with the auth-playground issue; until then they answer UNIMPLEMENTED.
-  const implementation = unaryHandlers<oauth.OAuthServiceServer>(oauth.OAuthServiceService, { ...oauth2Handlers(deps), ...oauth1Handlers(deps) }, logger);
+  const implementation = unaryHandlers<oauth.OAuthServiceServer>(
+    oauth.OAuthServiceService,
+    { ...oauth2Handlers(deps), ...oauth1Handlers(deps), ...playgroundAuthHandlers(deps) },
+    logger,
+  );
   return startGrpcService({
     protoService: 'sandbox.oauth.v1.OAuthService',
     definition: oauth.OAuthServiceService,

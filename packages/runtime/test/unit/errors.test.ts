@@ -30,6 +30,13 @@ describe('errors across gRPC', () => {
     expect(fromServiceError(serviceError(GrpcStatus.NOT_FOUND, 'gone', 'unknown_app'), 'identity').challenge).toBeUndefined();
   });
 
+  it('when a refusal carries several challenges, then each crosses the wire, in order', () => {
+    const challenges = ['Digest realm="r", algorithm=SHA-256, nonce="a"', 'Digest realm="r", algorithm=MD5, nonce="a"'];
+    const sent = toServiceError(new AppError(GrpcStatus.UNAUTHENTICATED, 'digest_required', 'Answer the challenge.').withChallenge(challenges));
+    const received = fromServiceError(Object.assign(new Error('x'), { code: sent.code!, details: sent.details!, metadata: sent.metadata! }), 'oauth');
+    expect(received.challenge).toEqual(challenges);
+  });
+
   it('when a peer is unreachable, then the error names the peer and says unavailable', () => {
     const error = fromServiceError(serviceError(GrpcStatus.UNAVAILABLE, 'connect ECONNREFUSED 127.0.0.1:1'), 'identity');
     expect(error).toMatchObject({ status: GrpcStatus.UNAVAILABLE, code: 'service_unavailable' });

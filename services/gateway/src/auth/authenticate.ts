@@ -36,17 +36,30 @@ export class Authenticator {
         if (found.sure) break;
       }
     }
-    if (!chosen || !presented) throw this.missing(accepted);
+    if (!chosen || !presented) return this.refuse(ctx, accepted, this.missing(accepted), false);
     const scheme = chosen;
-    const refused = (reason: string) => unauthenticated('invalid_credentials', reason).withChallenge(this.challenge(accepted, true));
-    if (!presented.value) throw refused('The credential is empty.');
+    const refused = (reason: string) => this.refuse(ctx, accepted, unauthenticated('invalid_credentials', reason), true);
+    if (!presented.value) return refused('The credential is empty.');
     const value = presented.value;
     const cache = this.caches.get(scheme.name);
     const verdict = cache ? cache.get(value, () => this.verify(scheme, value, ctx)) : this.verify(scheme, value, ctx);
     return whenReady(verdict, (v) => {
-      if (!v.ok) throw refused(v.reason);
+      if (!v.ok) return refused(v.reason);
       ctx.credential = v.credential;
       return v.credential;
+    });
+  }
+
+  /**
+   * Throws the refusal with the accepted schemes' challenges; a scheme whose
+   * challenge must be fresh (Digest's nonce) is asked for one, so the refusal
+   * then arrives as a rejected promise.
+   */
+  private refuse(ctx: RouteContext, accepted: readonly SchemeName[], error: AppError, refused: boolean): never | Promise<never> {
+    const fresh = accepted.map((name) => this.schemes[name]).find((scheme) => scheme.freshChallenge);
+    if (!fresh?.freshChallenge) throw error.withChallenge(this.challenge(accepted, refused));
+    return fresh.freshChallenge(ctx).then((challenges) => {
+      throw error.withChallenge(challenges);
     });
   }
 
@@ -67,20 +80,19 @@ export class Authenticator {
 
   private missing(accepted: readonly SchemeName[]): AppError {
     const own = accepted.length === 1 ? this.schemes[accepted[0]].missing : undefined;
-    const error = own
+    return own
       ? unauthenticated(own.code, own.message)
       : unauthenticated('missing_credentials', `Send a credential: ${accepted.map((name) => this.schemes[name].words).join(', or ')}.`);
-    return error.withChallenge(this.challenge(accepted, false));
   }
 
-  /** Every accepted scheme's challenge, once each (RFC 9110 11.6.1 allows several in one header). */
-  private challenge(accepted: readonly SchemeName[], refused: boolean): string {
+  /** Every accepted scheme's challenge, once each, in the route's order: one WWW-Authenticate line each (RFC 9110 11.6.1). */
+  private challenge(accepted: readonly SchemeName[], refused: boolean): string | string[] {
     const challenges = new Set<string>();
     for (const name of accepted) {
       const challenge = this.schemes[name].challenge(refused);
       if (challenge) challenges.add(challenge);
     }
-    return [...challenges].join(', ') || 'Bearer realm="training-sandbox"';
+    return challenges.size === 1 ? [...challenges][0] : [...challenges];
   }
 
   private challengeOf(scheme: AuthScheme, refused: boolean): string {

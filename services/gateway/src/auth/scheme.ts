@@ -8,7 +8,7 @@ export type Principal = common.AppPrincipal;
  * The schemes the gateway knows. The name is also the auth style recorded in
  * an app's request log and shown in the portal.
  */
-export type SchemeName = 'api_key_header' | 'api_key_query' | 'bearer' | 'oauth2' | 'oauth1' | 'basic' | 'portal_session';
+export type SchemeName = 'api_key_header' | 'api_key_query' | 'bearer' | 'oauth2' | 'oauth1' | 'jwt' | 'hmac' | 'digest' | 'basic' | 'portal_session';
 
 /** Who a request authenticated as: an app (its credential's owner), or a signed-in portal user. */
 export type Credential =
@@ -45,6 +45,11 @@ export interface AuthScheme {
   verify(value: string, ctx: RouteContext): Promise<Verdict>;
   /** The WWW-Authenticate challenge, with RFC 6750's error="invalid_token" once a credential was refused. */
   challenge(refused: boolean): string | undefined;
+  /**
+   * A challenge that must be fresh each time it is sent (Digest's nonce): its
+   * header lines, asked for when a request presented nothing or was refused.
+   */
+  freshChallenge?(ctx: RouteContext): Promise<string[]>;
   /** The refusal when nothing was presented, when the scheme has its own (else: a list of what is accepted). */
   readonly missing?: { code: string; message: string };
 }

@@ -30,6 +30,9 @@ export async function readBody(ctx: RouteContext, mode: Exclude<BodyMode, 'none'
     ctx.body = mode === 'json' ? {} : mode === 'form' ? { pairs: [], text: '' } : Buffer.alloc(0);
     return;
   }
+  // A declared length over the limit is refused first: nothing else about a body that will not be read matters.
+  const declared = headers['content-length'];
+  if (declared !== undefined && Number(declared) > ctx.bodyLimit) throw tooLarge(ctx.bodyLimit);
   const encoding = headers['content-encoding'];
   if (encoding && encoding.toLowerCase() !== 'identity') {
     throw new HttpRefusal(415, 'unsupported_encoding', `Content-Encoding ${encoding} is not accepted; send the body uncompressed.`, { 'Accept-Encoding': 'identity' });
@@ -86,17 +89,17 @@ function expectType(header: string | undefined, mode: 'json' | 'form'): void {
   }
 }
 
+/** 413, closing the connection: the rest of a body too large to read is not drained. */
+const tooLarge = (limit: number) =>
+  new HttpRefusal(413, 'body_too_large', `The request body is larger than this endpoint accepts (${limit} bytes).`, { Connection: 'close' });
+
 async function read(ctx: RouteContext): Promise<Buffer> {
   const limit = ctx.bodyLimit;
-  const tooLarge = () =>
-    new HttpRefusal(413, 'body_too_large', `The request body is larger than this endpoint accepts (${limit} bytes).`, { Connection: 'close' });
-  const declared = ctx.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) throw tooLarge();
   try {
-    return await getRawBody(ctx.request, { length: declared, limit });
+    return await getRawBody(ctx.request, { length: ctx.headers['content-length'], limit });
   } catch (error) {
     const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') throw tooLarge();
+    if (type === 'entity.too.large') throw tooLarge(limit);
     if (type === 'request.size.invalid') throw badRequest('malformed_body', 'The request body is shorter or longer than its Content-Length.');
     if (type === 'request.aborted') throw badRequest('request_aborted', 'The client stopped sending the body.');
     throw error;

@@ -48,7 +48,7 @@ export function dataRoutes(deps: GatewayDeps): Route[] {
       path: `${DATA_ROOT}/:pack/:entity`,
       summary: 'A page of data in a chosen shape and pagination style (needs the pack scope).',
       // Spec, Authentication rule 1; in this order of precedence when a request presents several.
-      auth: ['bearer', 'oauth2', 'api_key_header', 'api_key_query'],
+      auth: ['bearer', 'oauth2', 'jwt', 'api_key_header', 'api_key_query'],
       // Synchronous when both the credential and the page are remembered (see maybe-async.ts).
       handler: (ctx) => {
         const principal = appPrincipalOf(ctx);

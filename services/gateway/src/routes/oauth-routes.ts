@@ -80,6 +80,17 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
     if (clientId) ctx.logAs = { appId: clientId, style: 'oauth2' };
   };
 
+  /** The form of an introspection or revocation request: one token, its hint, and how the client authenticated. */
+  const tokenRequest = (ctx: RouteContext, what: 'introspect' | 'revoke') => {
+    const form = formOf(ctx);
+    const clientAuth = clientAuthentication(ctx, form);
+    logClient(ctx, clientAuth.clientId);
+    if (form.repeated.length) throw invalidRequest(`${form.repeated.join(', ')} must be given once.`);
+    const token = form.get('token');
+    if (!token) throw invalidRequest(`Send the token to ${what} as the form field token.`);
+    return { token, tokenTypeHint: form.get('token_type_hint') ?? '', client: clientAuth };
+  };
+
   return [
     endpoint({
       methods: 'GET',
@@ -142,13 +153,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       summary: 'OAuth 2.0 token introspection (RFC 7662): form field token; client authentication optional.',
       body: 'form',
       handler: async (ctx) => {
-        const form = formOf(ctx);
-        const clientAuth = clientAuthentication(ctx, form);
-        logClient(ctx, clientAuth.clientId);
-        if (form.repeated.length) throw invalidRequest(`${form.repeated.join(', ')} must be given once.`);
-        const token = form.get('token');
-        if (!token) throw invalidRequest('Send the token to introspect as the form field token.');
-        const answer = await client.introspect({ token, tokenTypeHint: form.get('token_type_hint') ?? '', client: clientAuth }, ctx.call());
+        const answer = await client.introspect(tokenRequest(ctx, 'introspect'), ctx.call());
         return json(answer.active ? present(answer) : { active: false }, 200, { ...NO_STORE });
       },
     }),
@@ -158,13 +163,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       summary: 'OAuth 2.0 token revocation (RFC 7009): form field token; client authentication required.',
       body: 'form',
       handler: async (ctx) => {
-        const form = formOf(ctx);
-        const clientAuth = clientAuthentication(ctx, form);
-        logClient(ctx, clientAuth.clientId);
-        if (form.repeated.length) throw invalidRequest(`${form.repeated.join(', ')} must be given once.`);
-        const token = form.get('token');
-        if (!token) throw invalidRequest('Send the token to revoke as the form field token.');
-        await client.revoke({ token, tokenTypeHint: form.get('token_type_hint') ?? '', client: clientAuth }, ctx.call());
+        await client.revoke(tokenRequest(ctx, 'revoke'), ctx.call());
         return empty(200, { 'Content-Length': 0 });
       },
     }),

@@ -54,7 +54,12 @@ describe('dispatch, called directly', () => {
   it('when the route needs a credential and none is sent, then 401 with the challenge the accepted schemes make', async () => {
     const reply = await gateway.inject({ method: 'GET', url: '/playground/data/hr/employees' });
     expect(reply.status).toBe(401);
-    expect(reply.headers['WWW-Authenticate']).toBe('Bearer realm="training-sandbox"');
+    // One line per accepted scheme: the app's bearer token (and OAuth 2.0 token, the same challenge), then where an API key goes.
+    expect(reply.headers['WWW-Authenticate']).toEqual([
+      'Bearer realm="training-sandbox"',
+      'ApiKey realm="training-sandbox", in="header", name="x-api-key"',
+      'ApiKey realm="training-sandbox", in="query", name="api_key"',
+    ]);
     expect(parsed(reply).error.code).toBe('missing_credentials');
     expect(parsed(reply).error.message).toContain('an x-api-key header');
   });

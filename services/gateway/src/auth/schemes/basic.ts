@@ -25,6 +25,7 @@ export function basicScheme(clients: BackendClients, cacheMs: number): AuthSchem
     async verify(value, ctx) {
       const decoded = decodeBasic(value);
       if (!decoded) return { ok: false, reason: 'The Basic credential is not base64 of "App ID:App Secret".' };
+      ctx.logAs = { appId: decoded.user, style: 'basic' };
       return verdictOf('basic', (await clients.identity.verifyBasic({ appId: decoded.user, appSecret: decoded.password }, { requestId: ctx.requestId })).check);
     },
     challenge: () => BASIC_CHALLENGE,

@@ -3,6 +3,9 @@ import type { AuthScheme, SchemeName } from '../scheme';
 import { apiKeySchemes } from './api-key';
 import { appBearerScheme } from './app-bearer';
 import { basicScheme } from './basic';
+import { digestScheme } from './digest';
+import { hmacScheme } from './hmac';
+import { jwtScheme } from './jwt';
 import { oauth1SignatureScheme } from './oauth1-signature';
 import { oauth2TokenScheme } from './oauth2-token';
 import { portalSessionScheme } from './portal-session';
@@ -16,6 +19,9 @@ export function createAuthSchemes(clients: BackendClients, credentialCacheMs: nu
     bearer: appBearerScheme(clients, credentialCacheMs),
     oauth2: oauth2TokenScheme(clients, credentialCacheMs),
     oauth1: oauth1SignatureScheme(clients),
+    jwt: jwtScheme(clients, credentialCacheMs),
+    hmac: hmacScheme(clients),
+    digest: digestScheme(clients),
     basic: basicScheme(clients, credentialCacheMs),
     portal_session: portalSessionScheme(clients),
   };

@@ -1,6 +1,6 @@
 import type { BackendClients } from '../../clients';
 import { verdictOf, type AuthScheme } from '../scheme';
-import { signedRequestOf } from '../signed-request';
+import { consumerKeyOf, signedRequestOf } from '../signed-request';
 
 const OAUTH1_CHALLENGE = 'OAuth realm="training-sandbox"';
 
@@ -19,6 +19,8 @@ export function oauth1SignatureScheme(clients: BackendClients): AuthScheme {
       return ctx.rawQuery.includes('oauth_signature') ? { value: 'query', sure: true } : undefined;
     },
     async verify(_where, ctx) {
+      const consumerKey = consumerKeyOf(ctx);
+      if (consumerKey) ctx.logAs = { appId: consumerKey, style: 'oauth1' };
       return verdictOf('oauth1', (await clients.oauth.oAuth1Verify({ request: signedRequestOf(ctx) }, ctx.call())).check);
     },
     challenge: () => OAUTH1_CHALLENGE,

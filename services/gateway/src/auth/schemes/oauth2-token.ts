@@ -2,6 +2,7 @@ import type { AppError } from '@sandbox/runtime';
 import type { BackendClients } from '../../clients';
 import { authorizationValue, verdictOf, type AuthScheme } from '../scheme';
 import { APP_BEARER_PREFIX, bearerChallenge } from './app-bearer';
+import { isAccessTokenJwt } from './jwt';
 
 /** An OAuth 2.0 access token from POST /oauth/token (`Authorization: Bearer …`), checked by the oauth service. */
 export function oauth2TokenScheme(clients: BackendClients, cacheMs: number): AuthScheme {
@@ -11,7 +12,9 @@ export function oauth2TokenScheme(clients: BackendClients, cacheMs: number): Aut
     cacheMs,
     detect(ctx) {
       const value = authorizationValue(ctx, 'bearer');
-      return value === undefined || value.startsWith(APP_BEARER_PREFIX) ? undefined : { value, sure: true };
+      if (value === undefined || value.startsWith(APP_BEARER_PREFIX)) return undefined;
+      // RFC 9068: an access token says so in its header (typ at+jwt); another token is taken only if no scheme claims it.
+      return { value, sure: isAccessTokenJwt(value) };
     },
     async verify(token, ctx) {
       try {

@@ -1,0 +1,36 @@
+import type { BackendClients } from '../../clients';
+import type { RouteContext } from '../../http/context';
+import { verdictOf, type AuthScheme } from '../scheme';
+
+export const DIGEST_REALM = 'training-sandbox';
+
+/** The username a Digest response names (the App ID), for the request log only: oauth checks everything. */
+function digestUsername(header: string): string | undefined {
+  return /(?:^|[\s,])username="([^"]*)"/i.exec(header)?.[1];
+}
+
+/**
+ * HTTP Digest (RFC 7616): username App ID, password API key. The challenge
+ * carries a fresh nonce, so it is asked of the oauth service each time it is
+ * sent (SHA-256 first, then MD5). Never remembered: nonce counts must rise.
+ */
+export function digestScheme(clients: BackendClients): AuthScheme {
+  const fresh = async (ctx: RouteContext) => (await clients.oauth.digestChallenge({ realm: DIGEST_REALM }, { requestId: ctx.requestId })).wwwAuthenticate;
+  return {
+    name: 'digest',
+    words: 'Authorization: Digest (RFC 7616) with username = App ID and password = API key, answering the challenge of a first request',
+    cacheMs: 0,
+    detect(ctx) {
+      const header = ctx.headers.authorization ?? '';
+      return /^Digest\s/i.test(header) ? { value: header, sure: true } : undefined;
+    },
+    async verify(authorization, ctx) {
+      const username = digestUsername(authorization);
+      if (username) ctx.logAs = { appId: username, style: 'digest' };
+      const { check } = await clients.oauth.digestVerify({ method: ctx.method, uri: ctx.request.url ?? ctx.path, authorization }, { requestId: ctx.requestId });
+      return verdictOf('digest', check);
+    },
+    challenge: () => `Digest realm="${DIGEST_REALM}"`,
+    freshChallenge: fresh,
+  };
+}
