@@ -56,7 +56,7 @@ function clientAuthentication(ctx: RouteContext, form: ReturnType<typeof formOf>
     }
     const clientId = formDecode(decoded.user);
     if (bodySecret !== undefined) throw invalidRequest('The client authenticated twice: send the client secret in the Basic header or in the body, not both.');
-    if (bodyId !== undefined && bodyId !== clientId) throw invalidRequest('The body’s client_id differs from the Basic header’s.');
+    if (bodyId !== undefined && bodyId !== clientId) throw invalidRequest("The body's client_id differs from the Basic header's.");
     return { clientId, clientSecret: formDecode(decoded.password), method: 'basic' };
   }
   if (bodySecret !== undefined) return { clientId: bodyId ?? '', clientSecret: bodySecret, method: 'body' };
@@ -66,10 +66,20 @@ function clientAuthentication(ctx: RouteContext, form: ReturnType<typeof formOf>
 /** Token answers hold credentials: never stored by a cache (RFC 6749 5.1). */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-/** RFC 6749 5.1 / RFC 7662 2.2: empty members are left out rather than sent as "" or 0. */
-function present<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== '' && v !== 0 && v !== undefined)) as Partial<T>;
+/** RFC 6749 5.1 / RFC 7662 2.2 members, by their protocol names; empty ones are left out rather than sent as "" or 0. */
+function members(fields: Record<string, string | number | boolean | undefined>): Record<string, string | number | boolean> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== '' && v !== 0 && v !== undefined)) as Record<string, string | number | boolean>;
 }
+
+/** RFC 6749 5.1. */
+const tokenJson = (t: oauth.TokenResponse) =>
+  members({ access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn, refresh_token: t.refreshToken, scope: t.scope });
+
+/** RFC 7662 2.2: an inactive token is {active: false} and nothing else. */
+const introspectionJson = (i: oauth.IntrospectResponse) =>
+  i.active
+    ? members({ active: true, scope: i.scope, client_id: i.clientId, token_type: i.tokenType, exp: i.exp, iat: i.iat, sub: i.sub, aud: i.aud, iss: i.iss, jti: i.jti })
+    : { active: false };
 
 export function oauthRoutes(deps: GatewayDeps): Route[] {
   const { oauth: client } = deps.clients;
@@ -144,7 +154,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
           },
           ctx.call(),
         );
-        return json(present(token), 200, { ...NO_STORE });
+        return json(tokenJson(token), 200, { ...NO_STORE });
       },
     }),
     endpoint({
@@ -154,7 +164,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       body: 'form',
       handler: async (ctx) => {
         const answer = await client.introspect(tokenRequest(ctx, 'introspect'), ctx.call());
-        return json(answer.active ? present(answer) : { active: false }, 200, { ...NO_STORE });
+        return json(introspectionJson(answer), 200, { ...NO_STORE });
       },
     }),
     endpoint({

@@ -1,0 +1,164 @@
+import type { EphemeralStore } from '../../stores/ephemeral-store';
+import type { Clock } from '../clock';
+import { storageHash } from './secrets';
+
+/**
+ * Everything OAuth 2.0 keeps, and for how long. Access tokens are not here:
+ * they are signed JWTs, checked by signature, and only their revocations are
+ * kept (until they expire), so issuing them writes nothing.
+ *
+ * | key (after the store's own prefix)   | value       | lives                                            |
+ * |--------------------------------------|-------------|--------------------------------------------------|
+ * | oauth2:code:<sha256 of code>         | CodeRecord  | 60 s + LATE_GRACE                                 |
+ * | oauth2:code-used:<sha256 of code>    | CodeUse     | the access token lifetime (>= 60 s)               |
+ * | oauth2:rt:<sha256 of refresh token>  | RefreshRecord | refresh lifetime + LATE_GRACE                   |
+ * | oauth2:rt-used:<sha256 of rt>        | RefreshUse  | the rest of that refresh token's record           |
+ * | oauth2:revoked-grant:<grant id>      | Revocation  | max(refresh, access lifetime) + LATE_GRACE        |
+ * | oauth2:revoked-jti:<jti>             | Revocation  | until the token's exp + LATE_GRACE                |
+ *
+ * Lifetimes are decided by the injected clock from the times inside each
+ * record; the store's TTL only returns the memory afterwards (a little later,
+ * LATE_GRACE, so a late attempt hears "expired" rather than "unknown").
+ */
+export const CODE_LIFETIME_MS = 60_000;
+const LATE_GRACE_MS = 60_000;
+
+const KEY = {
+  code: (code: string) => `oauth2:code:${storageHash(code)}`,
+  codeUsed: (code: string) => `oauth2:code-used:${storageHash(code)}`,
+  refresh: (token: string) => `oauth2:rt:${storageHash(token)}`,
+  refreshUsed: (token: string) => `oauth2:rt-used:${storageHash(token)}`,
+  revokedGrant: (grantId: string) => `oauth2:revoked-grant:${grantId}`,
+  revokedJti: (jti: string) => `oauth2:revoked-jti:${jti}`,
+};
+
+/** What an authorization code stands for (RFC 6749 4.1.2: bound to client, redirect URI, scope; RFC 7636: challenge). */
+export interface CodeRecord {
+  clientId: string;
+  /** Where the code was delivered. */
+  redirectUri: string;
+  /** Whether the authorization request named it (RFC 6749 4.1.3: then the token request must repeat it). */
+  redirectUriSent: boolean;
+  scope: string[];
+  /** The S256 code_challenge, or '' when the request had none. */
+  challenge: string;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+/** The mark a redeemed code leaves, naming the grant to revoke if it is presented again (RFC 6819 4.4.1.1). */
+export interface CodeUse {
+  clientId: string;
+  grantId: string;
+  redeemedAt: number;
+}
+
+/**
+ * One refresh token of a grant (its "family"): every rotation issues a new
+ * one with the same grantId, sub and grantScope.
+ */
+export interface RefreshRecord {
+  grantId: string;
+  clientId: string;
+  sub: string;
+  /** What this token's access tokens carried. */
+  scope: string[];
+  /** What the code granted: a refresh may ask for any part of it, never more (RFC 6749 6). */
+  grantScope: string[];
+  issuer: string;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+export interface RefreshUse {
+  usedAt: number;
+}
+
+export interface Revocation {
+  /** Why, in words for a learner: it becomes part of the refusal. */
+  reason: string;
+  at: number;
+}
+
+const ttl = (ms: number) => Math.max(1, Math.ceil(ms));
+
+/** The OAuth 2.0 records in the ephemeral store (Redis shared by replicas, or memory). */
+export class GrantState {
+  constructor(
+    private readonly store: EphemeralStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async saveCode(code: string, record: CodeRecord): Promise<void> {
+    await this.store.put(KEY.code(code), JSON.stringify(record), ttl(record.expiresAt - this.clock() + LATE_GRACE_MS));
+  }
+
+  findCode(code: string): Promise<CodeRecord | undefined> {
+    return this.read(KEY.code(code));
+  }
+
+  /**
+   * Redeems the code, once: SET NX on its used-mark, so of two replicas (or two
+   * requests) redeeming it at once exactly one wins. False: it was redeemed already.
+   */
+  async claimCode(code: string, use: CodeUse, keepMs: number): Promise<boolean> {
+    const won = await this.store.put(KEY.codeUsed(code), JSON.stringify(use), ttl(keepMs), { onlyIfAbsent: true });
+    if (won) await this.store.delete(KEY.code(code));
+    return won;
+  }
+
+  codeUse(code: string): Promise<CodeUse | undefined> {
+    return this.read(KEY.codeUsed(code));
+  }
+
+  async saveRefresh(token: string, record: RefreshRecord): Promise<void> {
+    await this.store.put(KEY.refresh(token), JSON.stringify(record), ttl(record.expiresAt - this.clock() + LATE_GRACE_MS));
+  }
+
+  findRefresh(token: string): Promise<RefreshRecord | undefined> {
+    return this.read(KEY.refresh(token));
+  }
+
+  /** Uses the refresh token, once (SET NX, as claimCode). False: it was used already. */
+  claimRefresh(token: string, record: RefreshRecord, use: RefreshUse): Promise<boolean> {
+    return this.store.put(KEY.refreshUsed(token), JSON.stringify(use), ttl(record.expiresAt - this.clock() + LATE_GRACE_MS), { onlyIfAbsent: true });
+  }
+
+  refreshUse(token: string): Promise<RefreshUse | undefined> {
+    return this.read(KEY.refreshUsed(token));
+  }
+
+  /**
+   * Ends a grant: its refresh tokens and every access token issued from it
+   * (they carry its id). Kept as long as any token of the grant can live: a
+   * rotation that raced the revocation issued tokens that expire before this.
+   */
+  async revokeGrant(grantId: string, reason: string, lifetimes: { accessMs: number; refreshMs: number }): Promise<void> {
+    const revocation: Revocation = { reason, at: this.clock() };
+    await this.store.put(KEY.revokedGrant(grantId), JSON.stringify(revocation), ttl(Math.max(lifetimes.accessMs, lifetimes.refreshMs) + LATE_GRACE_MS));
+  }
+
+  grantRevocation(grantId: string): Promise<Revocation | undefined> {
+    return this.read(KEY.revokedGrant(grantId));
+  }
+
+  /** RFC 7009 for one access token: remembered until it expires (after that its exp refuses it anyway). */
+  async revokeAccessToken(jti: string, expiresAtMs: number, reason: string): Promise<void> {
+    const revocation: Revocation = { reason, at: this.clock() };
+    await this.store.put(KEY.revokedJti(jti), JSON.stringify(revocation), ttl(expiresAtMs - this.clock() + LATE_GRACE_MS));
+  }
+
+  accessTokenRevocation(jti: string): Promise<Revocation | undefined> {
+    return this.read(KEY.revokedJti(jti));
+  }
+
+  private async read<T>(key: string): Promise<T | undefined> {
+    const raw = await this.store.get(key);
+    if (raw === undefined) return undefined;
+    try {
+      return JSON.parse(raw) as T;
+    } catch {
+      return undefined; // not ours (or damaged): as good as absent
+    }
+  }
+}
