@@ -39,11 +39,12 @@ ensure_ferretdb() {
 }
 
 # The interoperability tests drive third-party clients: Python's requests is
-# the one a Python learner reaches for, and requests-oauthlib (on oauthlib) the
-# one they use for OAuth 1.0a and 2.0. They are pinned, in a virtual
+# the one a Python learner reaches for, requests-oauthlib (on oauthlib) the
+# one they use for OAuth 1.0a and 2.0, and PyJWT (with cryptography) the one
+# that verifies an RS256 token against a PEM or a JWKS. They are pinned, in a virtual
 # environment of the project's own, so the tests never depend on what else is
 # installed.
-PYTHON_CLIENT_PACKAGES=(requests==2.32.3 requests-oauthlib==2.0.0 oauthlib==3.3.1)
+PYTHON_CLIENT_PACKAGES=(requests==2.32.3 requests-oauthlib==2.0.0 oauthlib==3.3.1 PyJWT==2.15.1 cryptography==50.0.2)
 PYTHON_CLIENTS_DIR="$TOOLS_DIR/python-clients"
 ensure_python_clients() {
   local marker="$PYTHON_CLIENTS_DIR/.installed-$(printf '%s_' "${PYTHON_CLIENT_PACKAGES[@]}" | tr '=' '-')"

@@ -17,4 +17,11 @@ export interface EphemeralStore {
   delete(key: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Stores the whole number `value` (0 to 2^53 - 1) for ttlMs when the key is
+   * absent or holds a smaller number, in one atomic step, and returns whether it
+   * did; otherwise changes nothing (value or lifetime). A count that must only
+   * go up (Digest's nonce count) advances on exactly one replica this way.
+   */
+  putIfGreater(key: string, value: number, ttlMs: number): Promise<boolean>;
 }

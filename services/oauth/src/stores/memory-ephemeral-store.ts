@@ -59,4 +59,12 @@ export class MemoryEphemeralStore implements EphemeralStore {
     const now = this.now();
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
   }
+
+  async putIfGreater(key: string, value: number, ttlMs: number): Promise<boolean> {
+    const current = this.live(key);
+    // No await between the read and the write: as atomic as the Lua script in Redis.
+    if (current !== undefined && !(Number(current) < value)) return false;
+    this.entries.set(key, { value: String(value), expiresAt: this.now() + ttlMs });
+    return true;
+  }
 }

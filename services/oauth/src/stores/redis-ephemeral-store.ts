@@ -42,4 +42,23 @@ export class RedisEphemeralStore implements EphemeralStore {
   async close(): Promise<void> {
     this.redis.disconnect();
   }
+
+  async putIfGreater(key: string, value: number, ttlMs: number): Promise<boolean> {
+    return (await this.redis.eval(PUT_IF_GREATER, 1, this.prefix + key, String(value), String(ttlMs))) === 1;
+  }
 }
+
+/**
+ * One script, so the comparison and the write are one step on the Redis
+ * server: two replicas presenting the same count cannot both see it as new.
+ * A value that is not a number counts as greater than any (refuse, never overwrite).
+ */
+const PUT_IF_GREATER = `
+local current = redis.call('GET', KEYS[1])
+if current then
+  local n = tonumber(current)
+  if n == nil or n >= tonumber(ARGV[1]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;

@@ -205,3 +205,118 @@ describe('RedisEphemeralStore when Redis is unreachable', () => {
     await store.close();
   });
 });
+
+// putIfGreater: a count that only goes up (Digest's nonce count), advanced atomically.
+let putIfGreaterNow = Date.UTC(2030, 0, 1);
+const putIfGreaterPrefix = `test:${uniqueId()}:`;
+describe.each<[string, Adapter]>([
+  [
+    'memory',
+    {
+      open: async () => new MemoryEphemeralStore({ now: () => putIfGreaterNow }),
+      letTimePass: (ms) => {
+        putIfGreaterNow += ms;
+      },
+      expiryGraceMs: 0,
+    },
+  ],
+  [
+    'redis',
+    {
+      open: async () => {
+        const store = new RedisEphemeralStore(requireStoreUrls().redisUrl, putIfGreaterPrefix);
+        await store.connect();
+        return store;
+      },
+      letTimePass: () => undefined,
+      expiryGraceMs: REDIS_EXPIRY_GRACE_MS,
+    },
+  ],
+])('EphemeralStore contract, putIfGreater: %s', (_name, adapter) => {
+  let store: EphemeralStore;
+  beforeAll(async () => {
+    store = await adapter.open();
+  });
+  afterAll(async () => store.close());
+
+  it('when the key is absent, then the value is stored and readable', async () => {
+    const key = uniqueId('nc');
+    expect(await store.putIfGreater(key, 1, LONG_TTL_MS)).toBe(true);
+    expect(await store.get(key)).toBe('1');
+  });
+
+  it('when the value is greater, then it replaces the old one; equal or smaller, then refused and the old one stays', async () => {
+    const key = uniqueId('nc');
+    await store.putIfGreater(key, 3, LONG_TTL_MS);
+    expect(await store.putIfGreater(key, 3, LONG_TTL_MS)).toBe(false);
+    expect(await store.putIfGreater(key, 2, LONG_TTL_MS)).toBe(false);
+    expect(await store.get(key)).toBe('3');
+    expect(await store.putIfGreater(key, 10, LONG_TTL_MS)).toBe(true);
+    expect(await store.get(key)).toBe('10');
+    expect(await store.putIfGreater(key, 0xffffffff, LONG_TTL_MS)).toBe(true);
+    expect(await store.get(key)).toBe(String(0xffffffff));
+  });
+
+  it('when many callers race with the same value, then exactly one succeeds', async () => {
+    const key = uniqueId('nc');
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.putIfGreater(key, 5, LONG_TTL_MS)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('when the key holds a value that is not a number, then refused and left alone', async () => {
+    const key = uniqueId('nc');
+    await store.put(key, 'not-a-number', LONG_TTL_MS);
+    expect(await store.putIfGreater(key, 7, LONG_TTL_MS)).toBe(false);
+    expect(await store.get(key)).toBe('not-a-number');
+  });
+
+  it('when its lifetime has passed, then it is gone and any count is accepted again', async () => {
+    const key = uniqueId('nc');
+    await store.putIfGreater(key, 9, SHORT_TTL_MS);
+    adapter.letTimePass(SHORT_TTL_MS);
+    if (adapter.expiryGraceMs === 0) expect(await store.get(key)).toBeUndefined();
+    else await eventually(() => store.get(key), (value) => value === undefined, adapter.expiryGraceMs, 25);
+    expect(await store.putIfGreater(key, 1, LONG_TTL_MS)).toBe(true);
+  });
+});
+
+describe('RedisEphemeralStore putIfGreater lifetimes, as Redis reports them', () => {
+  let store: RedisEphemeralStore;
+  let redis: Redis;
+  const pttl = (key: string) => redis.pttl(putIfGreaterPrefix + key);
+  beforeAll(async () => {
+    store = new RedisEphemeralStore(requireStoreUrls().redisUrl, putIfGreaterPrefix);
+    await store.connect();
+    redis = new Redis(requireStoreUrls().redisUrl);
+  });
+  afterAll(async () => {
+    await store.close();
+    redis.disconnect();
+  });
+
+  it('when a greater value is stored, then it takes the new lifetime; a refused one keeps the old lifetime', async () => {
+    const key = uniqueId('nc');
+    await store.putIfGreater(key, 1, LONG_TTL_MS);
+    expect(await pttl(key)).toBeGreaterThan(LONG_TTL_MS - 10_000);
+    await store.putIfGreater(key, 1, 1_000);
+    expect(await pttl(key)).toBeGreaterThan(LONG_TTL_MS - 10_000);
+    await store.putIfGreater(key, 2, 30_000);
+    const remaining = await pttl(key);
+    expect(remaining).toBeLessThanOrEqual(30_000);
+    expect(remaining).toBeGreaterThan(20_000);
+  });
+});
+
+describe('MemoryEphemeralStore putIfGreater lifetimes, to the millisecond', () => {
+  it('when a refused count meets a live one, then the live one keeps its own lifetime', async () => {
+    let now = 1_000_000;
+    const store = new MemoryEphemeralStore({ now: () => now });
+    await store.putIfGreater('k', 2, 300);
+    expect(await store.putIfGreater('k', 1, 60_000)).toBe(false);
+    now += 299;
+    expect(await store.get('k')).toBe('2');
+    now += 1;
+    expect(await store.get('k')).toBeUndefined();
+    await store.close();
+  });
+});

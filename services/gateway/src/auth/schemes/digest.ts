@@ -1,3 +1,4 @@
+import { unauthenticated } from '@sandbox/runtime';
 import type { BackendClients } from '../../clients';
 import type { RouteContext } from '../../http/context';
 import { verdictOf, type AuthScheme } from '../scheme';
@@ -15,7 +16,18 @@ function digestUsername(header: string): string | undefined {
  * sent (SHA-256 first, then MD5). Never remembered: nonce counts must rise.
  */
 export function digestScheme(clients: BackendClients): AuthScheme {
-  const fresh = async (ctx: RouteContext) => (await clients.oauth.digestChallenge({ realm: DIGEST_REALM }, { requestId: ctx.requestId })).wwwAuthenticate;
+  /**
+   * Fresh challenges, strongest first (curl --digest answers the first).
+   * ?algorithm=SHA-256 (or MD5, …) keeps only that one, so a client that
+   * answers the last challenge it reads (Python requests merges them) can
+   * practise each algorithm.
+   */
+  const fresh = async (ctx: RouteContext) => {
+    const all = (await clients.oauth.digestChallenge({ realm: DIGEST_REALM }, { requestId: ctx.requestId })).wwwAuthenticate;
+    const wanted = ctx.query.get('algorithm');
+    const chosen = wanted ? all.filter((line) => new RegExp(`[\\s,]algorithm="?${wanted.replace(/[^A-Za-z0-9-]/g, '')}"?(,|$)`, 'i').test(line)) : all;
+    return chosen.length ? chosen : all;
+  };
   return {
     name: 'digest',
     words: 'Authorization: Digest (RFC 7616) with username = App ID and password = API key, answering the challenge of a first request',
@@ -27,8 +39,12 @@ export function digestScheme(clients: BackendClients): AuthScheme {
     async verify(authorization, ctx) {
       const username = digestUsername(authorization);
       if (username) ctx.logAs = { appId: username, style: 'digest' };
-      const { check } = await clients.oauth.digestVerify({ method: ctx.method, uri: ctx.request.url ?? ctx.path, authorization }, { requestId: ctx.requestId });
-      return verdictOf('digest', check);
+      const answer = await clients.oauth.digestVerify({ method: ctx.method, uri: ctx.request.url ?? ctx.path, authorization }, { requestId: ctx.requestId });
+      // A stale nonce (RFC 7616 3.3): refused with the service's own fresh challenges, which say stale=true.
+      if (!answer.check?.ok && answer.wwwAuthenticate.length) {
+        throw unauthenticated('invalid_credentials', answer.check?.reason || 'The nonce has expired.').withChallenge(answer.wwwAuthenticate);
+      }
+      return verdictOf('digest', answer.check);
     },
     challenge: () => `Digest realm="${DIGEST_REALM}"`,
     freshChallenge: fresh,
