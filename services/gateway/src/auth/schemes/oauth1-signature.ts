@@ -1,3 +1,4 @@
+import { unauthenticated } from '@sandbox/runtime';
 import type { BackendClients } from '../../clients';
 import { verdictOf, type AuthScheme } from '../scheme';
 import { consumerKeyOf, signedRequestOf } from '../signed-request';
@@ -21,7 +22,11 @@ export function oauth1SignatureScheme(clients: BackendClients): AuthScheme {
     async verify(_where, ctx) {
       const consumerKey = consumerKeyOf(ctx);
       if (consumerKey) ctx.logAs = { appId: consumerKey, style: 'oauth1' };
-      return verdictOf('oauth1', (await clients.oauth.oAuth1Verify({ request: signedRequestOf(ctx) }, ctx.call())).check);
+      const { check } = await clients.oauth.oAuth1Verify({ request: signedRequestOf(ctx) }, ctx.call());
+      // A refusal names RFC 5849's problem ("oauth_problem=nonce_used: …"): it becomes the refusal's code, as at the three legs.
+      const problem = check && !check.ok ? /^oauth_problem=([a-z_]+): ([\s\S]*)$/.exec(check.reason) : null;
+      if (problem) throw unauthenticated(problem[1], problem[2]).withChallenge(`${OAUTH1_CHALLENGE}, oauth_problem="${problem[1]}"`);
+      return verdictOf('oauth1', check);
     },
     challenge: () => OAUTH1_CHALLENGE,
   };
