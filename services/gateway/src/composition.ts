@@ -8,6 +8,8 @@ import { createAuthSchemes } from './auth/schemes';
 import { closeBackendClients, createBackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
+import { CredentialGuard } from './guard/credential-guard';
+import { RequestScreen } from './guard/screen';
 import { answerClientError, answerConnect } from './http/client-error';
 import { RouteContext, type EdgeOptions } from './http/context';
 import { createDispatch } from './http/dispatch';
@@ -41,7 +43,8 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
     isDraining: () => draining,
   };
   const router = new Router(buildRoutes(deps));
-  const dispatch = createDispatch(router, authenticator, logger);
+  const screen = new RequestScreen(new CredentialGuard({ allowedIssuerHosts: config.trustedIssuers }));
+  const dispatch = createDispatch(router, authenticator, screen, logger);
   const requestLogs = new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries }), logger, config.requestLogCapPerApp);
   const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
   const edge: EdgeOptions = { publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, grpcDeadlineMs: config.grpcDeadlineMs, bodyLimit: config.bodyLimitBytes };

@@ -28,6 +28,8 @@ const schema = z
     REQUEST_LOG_CAP_PER_APP: z.coerce.number().int().min(1).max(100_000).default(1000),
     /** Access log lines per second; past it, one summary line a second (access-log.ts). */
     ACCESS_LOG_LINES_PER_SECOND: z.coerce.number().int().min(0).max(1_000_000).default(100),
+    /** The identity provider trusted for portal sessions (identity's variable): its tokens are no production credential here. */
+    EXTERNAL_IDP_ISSUER: env.optionalUrl(['http', 'https']),
     LOG_LEVEL: env.logLevel(),
     ...allPeerVariables(),
   })
@@ -50,6 +52,7 @@ const schema = z
     pageCache: { maxBytes: Math.round(v.DATA_PAGE_CACHE_MB * 1024 * 1024), ttlMs: v.DATA_PAGE_CACHE_TTL_MS },
     accessLogLinesPerSecond: v.ACCESS_LOG_LINES_PER_SECOND,
     logLevel: v.LOG_LEVEL,
+    trustedIssuers: [v.PUBLIC_BASE_URL, v.EXTERNAL_IDP_ISSUER].filter((url): url is string => Boolean(url)),
     peers: peerAddresses(v),
   }));
 

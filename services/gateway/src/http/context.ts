@@ -57,6 +57,8 @@ export class RouteContext {
   logAs?: { appId: string; style: SchemeName };
   /** Why the request was refused, in the rule's words: shown in the app's request log. */
   failure?: string;
+  /** The path held a live secret of another service: logs show a placeholder instead. */
+  withheldPath = false;
   /** The body, read as the route's body mode says (body.ts). */
   body?: unknown;
   private parsedQuery?: URLSearchParams;

@@ -7,6 +7,7 @@ import { corsHeaders, isPreflight, preflightReply } from './cors';
 import { errorReply, refusal } from './errors';
 import { empty, type Reply } from './reply';
 import type { HttpMethod, Route } from './route';
+import type { RequestScreen } from '../guard/screen';
 import type { Matched, Router } from './router';
 import { SECURITY_HEADERS } from './security-headers';
 
@@ -17,9 +18,10 @@ import { SECURITY_HEADERS } from './security-headers';
 export type Dispatch = (ctx: RouteContext, matched?: Matched) => MaybePromise<Reply>;
 
 /**
- * The gateway's one request pipeline: match the row, answer OPTIONS and 405
- * from the table, authenticate with the row's schemes, read the body its mode
- * declares, run its handler, render any failure in its error format, and add
+ * The gateway's one request pipeline: screen the request for production
+ * credentials, match the row, answer OPTIONS and 405 from the table,
+ * authenticate with the row's schemes, read the body its mode declares (and
+ * screen it), run its handler, render any failure in its error format, and add
  * what every answer carries (request id, CORS, no-store). The HTTP server
  * calls it for every request; so can a batch item or a test.
  *
@@ -27,13 +29,14 @@ export type Dispatch = (ctx: RouteContext, matched?: Matched) => MaybePromise<Re
  * memory (the cached data page) runs synchronously end to end: no promise, no
  * microtask (see maybe-async.ts).
  */
-export function createDispatch(router: Router, authenticator: Authenticator, logger: Logger): Dispatch {
+export function createDispatch(router: Router, authenticator: Authenticator, screen: RequestScreen, logger: Logger): Dispatch {
   const fail = (ctx: RouteContext, error: unknown): Reply => {
     if (error instanceof AppError) ctx.failure = `${error.code}: ${error.message}`;
     return errorReply(error, ctx.route?.errors ?? 'api', ctx.requestId, logger, { method: ctx.method, path: ctx.path });
   };
 
   const serve = (ctx: RouteContext, matched: Matched): MaybePromise<Reply> => {
+    screen.head(ctx);
     if (ctx.path[0] !== '/') {
       // Absolute-form (a proxy's request) or asterisk-form: this is not a proxy, and every resource has a path.
       return refusal(400, 'invalid_request_target', 'Send the request target as a path (e.g. GET /health), not an absolute URL or *.', ctx.requestId);
@@ -45,7 +48,10 @@ export function createDispatch(router: Router, authenticator: Authenticator, log
     ctx.setParams(matched.params);
     const authenticated = route.auth.length ? authenticator.authenticate(ctx, route.auth) : undefined;
     const mode = route.body;
-    const bodyRead = mode === 'none' ? authenticated : whenReady(authenticated, () => readBody(ctx, mode, route.bodyOptional));
+    const bodyRead =
+      mode === 'none'
+        ? authenticated
+        : whenReady(authenticated, () => readBody(ctx, mode, route.bodyOptional).then(() => (mode === 'json' || mode === 'form' ? screen.body(ctx) : undefined)));
     return whenReady(bodyRead, () => route.handler(ctx));
   };
 

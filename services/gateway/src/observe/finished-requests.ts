@@ -12,7 +12,7 @@ import type { RequestLogRecorder } from './request-log-recorder';
 export function recordFinishedRequests(accessLog: AccessLog, requestLogs: RequestLogRecorder): OnRequestFinished {
   return (ctx, status) => {
     const latencyMs = ctx.elapsedMs();
-    const path = loggedPath(ctx.path);
+    const path = ctx.withheldPath ? '(withheld: it held a production credential)' : loggedPath(ctx.path);
     accessLog.write({ requestId: ctx.requestId, method: ctx.method, path, status, ms: latencyMs });
     // The app the request authenticated as, or the one it named (an OAuth client whose secret was wrong).
     const { credential } = ctx;

@@ -1,0 +1,73 @@
+import { AppError, GrpcStatus } from '@sandbox/runtime';
+import type { FormBody } from '../http/body';
+import type { RouteContext } from '../http/context';
+import { refusalMessage, SHORTEST_MATCH, type CredentialGuard, type CredentialMatch } from './credential-guard';
+
+/**
+ * The spec's first rule, at the edge: a request that carries something shaped
+ * like a live secret of another service is refused before anything of it is
+ * logged, stored or forwarded. The refusal names the kind of secret and
+ * advises rotation; it never repeats the value. File contents of uploads are
+ * not scanned (docs/security.md).
+ */
+export class RequestScreen {
+  constructor(private readonly guard: CredentialGuard) {}
+
+  /** The path, the query and every header, before the request is routed. */
+  head(ctx: RouteContext): void {
+    const host = () => new URL(ctx.baseUrl).host;
+    const inPath = this.path(ctx, host);
+    if (inPath) {
+      // The path goes to the access log: this one must not.
+      ctx.withheldPath = true;
+      throw refused(inPath);
+    }
+    const found = this.query(ctx, host) ?? this.headers(ctx, host);
+    if (found) throw refused(found);
+  }
+
+  /** A body the route read (JSON or form), before its handler sees it. */
+  body(ctx: RouteContext): void {
+    const host = () => new URL(ctx.baseUrl).host;
+    const body = ctx.body as FormBody | Record<string, unknown> | undefined;
+    const found = body && 'pairs' in body && Array.isArray(body.pairs) ? this.guard.scanFields(body.pairs, host) : this.guard.scanJson(body, host);
+    if (found) throw refused(found);
+  }
+
+  /** Segment by segment: "/" is a base64 character, so a key between two slashes would not stand alone in the whole path. */
+  private path(ctx: RouteContext, host: () => string): CredentialMatch | undefined {
+    if (ctx.path.length < SHORTEST_MATCH) return undefined;
+    for (const segment of ctx.path.split('/')) {
+      const found = segment.length >= SHORTEST_MATCH ? this.guard.find(segment.includes('%') ? safeDecode(segment) : segment, host) : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** The query as sent, and decoded when it holds encoded characters (a secret's "/" travels as %2F). */
+  private query(ctx: RouteContext, host: () => string): CredentialMatch | undefined {
+    if (!ctx.rawQuery) return undefined;
+    const found = this.guard.find(ctx.rawQuery, host);
+    if (found || !/[%+]/.test(ctx.rawQuery)) return found;
+    return this.guard.scanFields(ctx.query, host);
+  }
+
+  private headers(ctx: RouteContext, host: () => string): CredentialMatch | undefined {
+    const raw = ctx.request.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const found = this.guard.findInField(raw[i], raw[i + 1], host);
+      if (found) return found;
+    }
+    return undefined;
+  }
+}
+
+const refused = (match: CredentialMatch) => new AppError(GrpcStatus.INVALID_ARGUMENT, 'production_credential_refused', refusalMessage(match));
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
