@@ -5,6 +5,7 @@ import {
   type ChannelOptions,
   type Client,
   type ClientUnaryCall,
+  type ClientWritableStream,
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
@@ -26,13 +27,38 @@ type UnaryMethod<Req, Res> = (
   callback: (error: ServiceError | null, response: Res) => void,
 ) => ClientUnaryCall;
 
+/**
+ * A client-streaming call in progress: write messages (false: wait for
+ * 'drain', so a slow service makes the caller wait instead of buffering
+ * without bound), then end it and await the answer.
+ */
+export interface ClientStream<Req, Res> {
+  write(message: Req): boolean;
+  /** Resolves once the stream can take more after write() answered false. */
+  drained(): Promise<void>;
+  end(): void;
+  cancel(): void;
+  readonly response: Promise<Res>;
+}
+
+type ClientStreamMethod<Req, Res> = (
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientWritableStream<Req>;
+
 /** The generated client, as promise-returning methods with a deadline each. */
 export type PromiseClient<C> = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- matches any request/response pair
   [K in keyof C as C[K] extends UnaryMethod<any, any> ? K : never]: C[K] extends UnaryMethod<infer Req, infer Res>
     ? (request: Req, options?: CallOptionsLite) => Promise<Res>
     : never;
-} & { close(): void; readonly peer: string };
+} & {
+  close(): void;
+  readonly peer: string;
+  /** Opens a client-streaming call of `method` (its name in the generated client), with the same deadline, request id and cancellation. */
+  clientStream<Req, Res>(method: string, options?: CallOptionsLite): ClientStream<Req, Res>;
+};
 
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ChannelOptions) => C;
 
@@ -60,18 +86,43 @@ export function promiseClient<C extends Client>(
 ): PromiseClient<C> {
   const target = /^[a-z]+:/.test(address) ? address : `dns:///${address}`;
   const client = new Ctor(target, credentials.createInsecure(), CHANNEL_OPTIONS);
+  const callOptions = (options: CallOptionsLite) => {
+    const metadata = new Metadata();
+    if (options.requestId) metadata.set(REQUEST_ID_KEY, options.requestId);
+    return { metadata, deadline: Date.now() + (options.deadlineMs ?? defaultDeadlineMs) };
+  };
   const adapter: Record<string, unknown> = {
     peer,
     close: () => client.close(),
+    clientStream<Req, Res>(name: string, options: CallOptionsLite = {}): ClientStream<Req, Res> {
+      const method = (client as unknown as Record<string, ClientStreamMethod<Req, Res>>)[name];
+      const { metadata, deadline } = callOptions(options);
+      let call!: ClientWritableStream<Req>;
+      const response = new Promise<Res>((resolve, reject) => {
+        call = method.call(client, metadata, { deadline }, (error, answer) => {
+          options.signal?.removeEventListener('abort', cancel);
+          if (error) reject(fromServiceError(error, peer));
+          else resolve(answer);
+        });
+      });
+      const cancel = () => call.cancel();
+      options.signal?.addEventListener('abort', cancel, { once: true });
+      return {
+        write: (message) => call.write(message),
+        drained: () => new Promise((resolve) => call.once('drain', () => resolve())),
+        end: () => call.end(),
+        cancel,
+        response,
+      };
+    },
   };
   for (const name of Object.keys(definition)) {
     const method = (client as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
-    if (definition[name].responseStream) continue;
+    // Streaming methods have their own callers (e.g. the gateway's upload); the adapter is for unary calls.
+    if (definition[name].responseStream || definition[name].requestStream) continue;
     adapter[name] = (request: unknown, options: CallOptionsLite = {}) =>
       new Promise((resolve, reject) => {
-        const metadata = new Metadata();
-        if (options.requestId) metadata.set(REQUEST_ID_KEY, options.requestId);
-        const deadline = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);
+        const { metadata, deadline } = callOptions(options);
         const call = method.call(client, request, metadata, { deadline }, (error, response) => {
           options.signal?.removeEventListener('abort', cancel);
           if (error) reject(fromServiceError(error, peer));

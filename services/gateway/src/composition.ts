@@ -12,6 +12,7 @@ import { CredentialGuard } from './guard/credential-guard';
 import { RequestScreen } from './guard/screen';
 import { answerClientError, answerConnect } from './http/client-error';
 import { RouteContext, type EdgeOptions } from './http/context';
+import { createBatchRunner } from './http/batch';
 import { createDispatch } from './http/dispatch';
 import { inboundRequest, type RequestParts } from './http/inbound';
 import type { Reply } from './http/reply';
@@ -35,20 +36,26 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   const clients = createBackendClients(config);
   let draining = false;
   const authenticator = new Authenticator(createAuthSchemes(clients, config.credentialCacheMs));
+  const screen = new RequestScreen(new CredentialGuard({ allowedIssuerHosts: config.trustedIssuers }));
+  const requestLogs = new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries }), logger, config.requestLogCapPerApp);
+  const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
+  const onFinished = recordFinishedRequests(accessLog, requestLogs);
+  const edge: EdgeOptions = { publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, grpcDeadlineMs: config.grpcDeadlineMs, bodyLimit: config.bodyLimitBytes };
+  // The batch route runs items through the dispatcher the routes themselves feed: bound once it exists.
+  let runBatch: GatewayDeps['runBatch'] = () => Promise.reject(new Error('the dispatcher is not built yet'));
   const deps: GatewayDeps = {
     config,
     logger,
     clients,
     describeAuth: (accepted) => authenticator.describe(accepted),
     isDraining: () => draining,
+    runBatch: (ctx) => runBatch(ctx),
+    screenFields: (ctx) => screen.multipartFields(ctx),
   };
   const router = new Router(buildRoutes(deps));
-  const screen = new RequestScreen(new CredentialGuard({ allowedIssuerHosts: config.trustedIssuers }));
   const dispatch = createDispatch(router, authenticator, screen, logger);
-  const requestLogs = new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries }), logger, config.requestLogCapPerApp);
-  const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
-  const edge: EdgeOptions = { publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, grpcDeadlineMs: config.grpcDeadlineMs, bodyLimit: config.bodyLimitBytes };
-  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished: recordFinishedRequests(accessLog, requestLogs) });
+  runBatch = createBatchRunner(dispatch, edge, onFinished);
+  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished });
 
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)

@@ -2,6 +2,8 @@ import type { Logger } from '@sandbox/runtime';
 import type { SchemeName } from './auth/scheme';
 import type { BackendClients } from './clients';
 import type { GatewayConfig } from './config';
+import type { RouteContext } from './http/context';
+import type { Reply } from './http/reply';
 
 /** What route modules are given: the clients, config and shared gateway services. */
 export interface GatewayDeps {
@@ -12,4 +14,8 @@ export interface GatewayDeps {
   describeAuth(accepted: readonly SchemeName[]): { scheme: SchemeName; how: string }[];
   /** True once SIGTERM arrived: readiness answers 503 while in-flight work drains. */
   isDraining(): boolean;
+  /** Runs a batch's items through the gateway's own pipeline (composition.ts: it needs the dispatcher the routes feed). */
+  runBatch(ctx: RouteContext): Promise<Reply>;
+  /** A multipart parser that passes each plain field of an upload through the production-credential guard; it throws on a match. */
+  screenFields(ctx: RouteContext): { write(chunk: Buffer): void; end(): void };
 }

@@ -1,3 +1,4 @@
+import busboy from 'busboy';
 import { AppError, GrpcStatus } from '@sandbox/runtime';
 import type { FormBody } from '../http/body';
 import type { RouteContext } from '../http/context';
@@ -32,6 +33,40 @@ export class RequestScreen {
     const body = ctx.body as FormBody | Record<string, unknown> | undefined;
     const found = body && 'pairs' in body && Array.isArray(body.pairs) ? this.guard.scanFields(body.pairs, host) : this.guard.scanJson(body, host);
     if (found) throw refused(found);
+  }
+
+  /**
+   * A multipart body's plain fields, as the chunks arrive (busboy, files
+   * discarded unread: their contents are not scanned). A match throws from
+   * the write that completed the field; a malformed body is left for the
+   * playground to explain.
+   */
+  multipartFields(ctx: RouteContext): { write(chunk: Buffer): void; end(): void } {
+    const host = () => new URL(ctx.baseUrl).host;
+    let match: CredentialMatch | undefined;
+    let parser: ReturnType<typeof busboy>;
+    try {
+      parser = busboy({ headers: ctx.headers as Record<string, string> });
+    } catch {
+      return { write: () => undefined, end: () => undefined };
+    }
+    parser.on('field', (name, value) => (match ??= this.guard.find(name, host) ?? this.guard.findInField(name, value, host)));
+    parser.on('file', (_name, file) => file.resume());
+    parser.on('error', () => undefined);
+    const check = () => {
+      if (match) throw refused(match);
+    };
+    return {
+      write(chunk) {
+        check();
+        parser.write(chunk);
+        check();
+      },
+      end() {
+        parser.end();
+        check();
+      },
+    };
   }
 
   /** Segment by segment: "/" is a base64 character, so a key between two slashes would not stand alone in the whole path. */

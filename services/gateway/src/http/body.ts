@@ -20,11 +20,13 @@ export interface FormBody {
  * content-type (express's own parser) reads the media type and charset.
  */
 export async function readBody(ctx: RouteContext, mode: Exclude<BodyMode, 'none'>, optional: boolean): Promise<void> {
+  const headers = ctx.headers;
   if (mode === 'stream') {
+    // The handler reads it as it arrives; a declared length over the limit is refused before it does.
+    if (headers['content-length'] !== undefined && Number(headers['content-length']) > ctx.bodyLimit) throw tooLarge(ctx.bodyLimit);
     ctx.body = ctx.request;
     return;
   }
-  const headers = ctx.headers;
   if (!hasBody(ctx)) {
     if (mode === 'json' && !optional) throw badRequest('invalid_body', 'Send a JSON object body with Content-Type: application/json.');
     ctx.body = mode === 'json' ? {} : mode === 'form' ? { pairs: [], text: '' } : Buffer.alloc(0);

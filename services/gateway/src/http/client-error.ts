@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { corsHeaders } from './cors';
+import { OPEN_CORS_HEADERS } from './cors';
 import { SECURITY_HEADERS } from './security-headers';
 
 /** What node's parser reports, as our status and code. */
@@ -40,7 +40,7 @@ function writeRefusal(socket: Duplex, status: number, code: string, message: str
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': requestId,
     ...SECURITY_HEADERS,
-    ...corsHeaders('open'),
+    ...OPEN_CORS_HEADERS,
     Connection: 'close',
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');

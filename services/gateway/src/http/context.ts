@@ -22,6 +22,7 @@ export interface InboundRequest extends Readable {
   /** Names and values in the order received, original case, duplicates kept. */
   rawHeaders: string[];
   socket: { remoteAddress?: string; encrypted?: boolean } | null;
+  httpVersion?: string;
 }
 
 /** What the dispatcher is configured with that each request may need. */
@@ -123,9 +124,21 @@ export class RouteContext {
     return this.controller.signal;
   }
 
-  /** Options for every service call the handler makes: request id, the route's deadline, cancellation. */
-  call(): CallOptionsLite {
-    return { requestId: this.requestId, deadlineMs: this.route?.deadlineMs ?? this.options.grpcDeadlineMs, signal: this.signal };
+  /**
+   * When the time this request may take ends (a batch item's share of its
+   * batch's budget): service calls never get a later deadline.
+   */
+  budgetEndsAt?: number;
+
+  /**
+   * Options for every service call the handler makes: request id, the
+   * route's deadline (or `deadlineMs` for a call whose wait is asked for, such
+   * as a delay), within any budget, and cancellation.
+   */
+  call(deadlineMs?: number): CallOptionsLite {
+    let deadline = deadlineMs ?? this.route?.deadlineMs ?? this.options.grpcDeadlineMs;
+    if (this.budgetEndsAt !== undefined) deadline = Math.max(1, Math.min(deadline, this.budgetEndsAt - Date.now()));
+    return { requestId: this.requestId, deadlineMs: deadline, signal: this.signal };
   }
 
   get bodyLimit(): number {

@@ -3,20 +3,53 @@ import type { RouteContext } from './context';
 import { empty, type Reply } from './reply';
 import type { CorsPolicy, HttpMethod } from './route';
 
+const EXPOSED = ['Link', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Retry-After', 'Location'].join(', ');
+
 /**
  * The API's policy ("open"): the sandbox is called from learners' pages on any
  * origin, with credentials in headers (never cookies), so every origin is
  * allowed without credentials. Clients need to read the paging, tracing and
  * challenge headers, so those are exposed.
  */
-const OPEN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+export const OPEN_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': ['Link', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Retry-After', 'Location'].join(', '),
+  'Access-Control-Expose-Headers': EXPOSED,
 });
 
+/** The CORS lab's steering parameters (docs/http-practice.md): each replaces what that answer allows. */
+export const LAB_PARAMETERS = ['allow_origin', 'allow_methods', 'allow_headers', 'allow_credentials', 'max_age'] as const;
+
+/**
+ * What the CORS lab allows for one request: by default exactly what was asked
+ * (the caller's origin, the requested method and headers, never `*`, which
+ * browsers refuse for credentialed requests); the query's steering
+ * parameters replace any of it, so a learner can make a browser fail on
+ * purpose. The preflight goes to the same URL with the same query, so the
+ * same parameters steer it.
+ */
+function labAllows(ctx: RouteContext) {
+  const q = ctx.query;
+  const origin = typeof ctx.headers.origin === 'string' ? ctx.headers.origin : undefined;
+  const list = (value: string | null) => (value === null ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
+  const maxAge = q.get('max_age');
+  return {
+    origin: q.get('allow_origin') ?? origin,
+    methods: list(q.get('allow_methods')),
+    headers: list(q.get('allow_headers')),
+    credentials: q.get('allow_credentials') === 'true',
+    maxAge: maxAge !== null && /^\d{1,6}$/.test(maxAge) ? maxAge : '600',
+  };
+}
+
 /** The CORS headers of an answer under a route's policy. */
-export function corsHeaders(_policy: CorsPolicy): Readonly<Record<string, string>> {
-  return OPEN_HEADERS;
+export function corsHeaders(policy: CorsPolicy, ctx: RouteContext): Readonly<Record<string, string>> {
+  if (policy === 'open') return OPEN_CORS_HEADERS;
+  const allows = labAllows(ctx);
+  // Always Vary: Origin, so a cache never serves one origin's answer to another.
+  const headers: Record<string, string> = { Vary: 'Origin', 'Access-Control-Expose-Headers': 'X-Request-Id, Link' };
+  if (allows.origin) headers['Access-Control-Allow-Origin'] = allows.origin;
+  if (allows.credentials) headers['Access-Control-Allow-Credentials'] = 'true';
+  return headers;
 }
 
 /** A CORS preflight is an OPTIONS request that names the method it asks about. */
@@ -24,14 +57,51 @@ export function isPreflight(ctx: RouteContext): boolean {
   return ctx.method === 'OPTIONS' && ctx.headers['access-control-request-method'] !== undefined;
 }
 
-/** The answer to a preflight at a path served with `methods`: those methods, and whatever headers were asked for. */
-export function preflightReply(ctx: RouteContext, _policy: CorsPolicy, methods: readonly HttpMethod[]): Reply {
+/** The answer to a preflight at a path served with `methods`. */
+export function preflightReply(ctx: RouteContext, policy: CorsPolicy, methods: readonly HttpMethod[]): Reply {
+  const requestedMethod = String(ctx.headers['access-control-request-method']);
+  const requestedHeaders = ctx.headers['access-control-request-headers'];
+  if (policy === 'open') {
+    const headers: OutgoingHttpHeaders = {
+      'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '),
+      'Access-Control-Max-Age': '600',
+      Vary: 'Origin, Access-Control-Request-Headers',
+    };
+    if (requestedHeaders) headers['Access-Control-Allow-Headers'] = requestedHeaders;
+    return empty(204, headers);
+  }
+  // The lab answers the requested method and headers explicitly, unless steered to allow less.
+  const allows = labAllows(ctx);
+  const asked = requestedHeaders ? requestedHeaders.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) : [];
+  const allowedMethods = allows.methods ?? [requestedMethod];
+  const allowedHeaders = allows.headers ?? asked;
   const headers: OutgoingHttpHeaders = {
-    'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '),
-    'Access-Control-Max-Age': '600',
-    Vary: 'Origin, Access-Control-Request-Headers',
+    'Access-Control-Allow-Methods': allowedMethods.join(', '),
+    'Access-Control-Max-Age': allows.maxAge,
+    Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+    'X-CORS-Verdict': verdict(ctx, allows, requestedMethod, asked, allowedMethods, allowedHeaders),
   };
-  const requested = ctx.headers['access-control-request-headers'];
-  if (requested) headers['Access-Control-Allow-Headers'] = requested;
+  if (allowedHeaders.length) headers['Access-Control-Allow-Headers'] = allowedHeaders.join(', ');
   return empty(204, headers);
+}
+
+/** Why a browser will accept or refuse this preflight, in words (shown in the browser's network panel). */
+function verdict(
+  ctx: RouteContext,
+  allows: ReturnType<typeof labAllows>,
+  method: string,
+  asked: string[],
+  allowedMethods: string[],
+  allowedHeaders: string[],
+): string {
+  const origin = typeof ctx.headers.origin === 'string' ? ctx.headers.origin : '(none)';
+  const problems: string[] = [];
+  if (allows.origin !== origin && allows.origin !== '*') problems.push(`origin ${origin} is not the allowed ${allows.origin ?? '(none)'}`);
+  if (allows.origin === '*' && allows.credentials) problems.push('allow_origin=* cannot be used with credentials');
+  const lower = allowedMethods.map((m) => m.toUpperCase());
+  if (!lower.includes(method.toUpperCase()) && !lower.includes('*')) problems.push(`method ${method} is not in the allowed ${allowedMethods.join(', ') || '(none)'}`);
+  const allowedLower = allowedHeaders.map((h) => h.toLowerCase());
+  const missing = asked.filter((h) => !allowedLower.includes(h) && !allowedLower.includes('*'));
+  if (missing.length) problems.push(`header${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not in the allowed ${allowedHeaders.join(', ') || '(none)'}`);
+  return problems.length ? `refused: ${problems.join('; ')}` : `allowed: ${method} from ${origin}${asked.length ? ` with ${asked.join(', ')}` : ''}`;
 }

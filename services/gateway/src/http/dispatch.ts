@@ -90,7 +90,7 @@ export function decorate(ctx: RouteContext, reply: Reply): Reply {
   const { headers } = reply;
   headers['X-Request-Id'] = ctx.requestId;
   for (const name in SECURITY_HEADERS) headers[name] = SECURITY_HEADERS[name];
-  const cors = corsHeaders(ctx.route?.cors ?? 'open');
+  const cors = corsHeaders(ctx.route?.cors ?? 'open', ctx);
   for (const name in cors) headers[name] = cors[name];
   if (ctx.route?.noStore) headers['Cache-Control'] = 'no-store';
   if (ctx.method === 'HEAD') {

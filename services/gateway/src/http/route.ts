@@ -20,8 +20,10 @@ export type BodyMode = 'none' | 'json' | 'form' | 'raw' | 'stream';
  * Who may read a route's answers from a browser page.
  * - open: any origin, no credentials (the API's default: credentials travel in
  *   headers, never cookies).
+ * - lab: the CORS lab's: the caller's origin reflected (never `*`), steerable
+ *   by query parameters so a learner can make a browser fail on purpose.
  */
-export type CorsPolicy = 'open';
+export type CorsPolicy = 'open' | 'lab';
 
 /** The shape of error bodies: the project's one shape, or RFC 6749 5.2 on the OAuth endpoints. */
 export type ErrorFormat = 'api' | 'oauth';

@@ -2,6 +2,7 @@ import type { GatewayDeps } from '../deps';
 import type { Route } from '../http/route';
 import { authPlaygroundRoutes } from './auth-playground-routes';
 import { dataRoutes } from './data-routes';
+import { httpPracticeRoutes } from './http-practice-routes';
 import { oauth1Routes } from './oauth1-routes';
 import { oauthRoutes } from './oauth-routes';
 import { portalRoutes } from './portal-routes';
@@ -14,6 +15,7 @@ export function buildRoutes(deps: GatewayDeps): Route[] {
     ...systemRoutes(deps, () => table),
     ...dataRoutes(deps),
     ...authPlaygroundRoutes(deps),
+    ...httpPracticeRoutes(deps),
     ...oauthRoutes(deps),
     ...oauth1Routes(deps),
     ...portalRoutes(deps),
