@@ -1,19 +1,14 @@
-import { createHash, createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
-import OAuth from 'oauth-1.0a';
-import { identity, oauth } from '@sandbox/contracts';
-import { AppError, GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { eventually, requireStoreUrls } from '@sandbox/testing';
-import { start as startIdentity } from '../../../identity/src/composition';
-import { loadIdentityConfig } from '../../../identity/src/config';
-import { start as startOAuth } from '../../src/composition';
-import { loadOAuthConfig } from '../../src/config';
+import { createHmac, randomBytes } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { oauth } from '@sandbox/contracts';
+import { AppError, GrpcStatus } from '@sandbox/runtime';
+import { eventually } from '@sandbox/testing';
+import { oauth1Signer, type SignatureMethod as Method } from '../support/oauth1-client';
+import { movableClock, REDIS_PREFIX, sha256hex, startOAuthSystem, type IdentityClient, type OAuthClient, type OAuthSystem } from '../support/oauth-harness';
+import { appErrorOf as failure } from '../support/refusals';
 
 jest.setTimeout(60_000);
 
-type IdentityClient = PromiseClient<identity.IdentityServiceClient>;
-type OAuthClient = PromiseClient<oauth.OAuthServiceClient>;
-type Method = 'HMAC-SHA1' | 'HMAC-SHA256' | 'PLAINTEXT';
 interface Credentials {
   oauthToken: string;
   oauthTokenSecret: string;
@@ -21,20 +16,7 @@ interface Credentials {
 
 const PUBLIC = 'http://127.0.0.1:8080';
 const CALLBACK = 'http://127.0.0.1:9/ready?from=sandbox';
-const REDIS_PREFIX = 'sandbox:oauth:'; // the Redis adapter's default
-const sha256hex = (value: string) => createHash('sha256').update(value).digest('hex');
 const ELEVEN_MINUTES_MS = 11 * 60_000;
-
-/** The AppError a call failed with, challenge included. */
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 /**
  * OAuth 1.0a at the gRPC boundary: the real identity service (memory
@@ -43,19 +25,13 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
  * grpc-js; every request signed by the oauth-1.0a npm library, not our code.
  */
 describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two replicas)', () => {
-  const services: RunningGrpcService[] = [];
-  const clients: Array<{ close(): void }> = [];
+  /** Both replicas' clock, and the signer's. */
+  const { clock, letTimePass } = movableClock();
+  let system: OAuthSystem;
   let idp: IdentityClient;
   let a: OAuthClient; // replica A
   let b: OAuthClient; // replica B, same Redis and key
   let redis: Redis;
-  let offsetMs = 0;
-  /** Both replicas' clock, and the signer's: real time plus what the test has moved it on by. */
-  const clock = () => Date.now() + offsetMs;
-  const letTimePass = (ms: number) => {
-    offsetMs += ms;
-  };
-
   let owner: string;
   const newApp = async () => {
     const { app, issued } = await idp.createApp({ ownerId: owner, name: 'OAuth 1.0a practice', description: '', redirectUris: [] });
@@ -75,12 +51,7 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
   ): oauth.SignedRequest {
     const by = options.by ?? app;
     const signatureMethod = options.signatureMethod ?? 'HMAC-SHA1';
-    const signer = new OAuth({
-      consumer: { key: by.key, secret: options.consumerSecret ?? by.secret },
-      signature_method: signatureMethod,
-      hash_function: (base, key) => (signatureMethod === 'PLAINTEXT' ? key : createHmac(signatureMethod === 'HMAC-SHA1' ? 'sha1' : 'sha256', key).update(base).digest('base64')),
-    });
-    (signer as unknown as { getTimeStamp(): number }).getTimeStamp = () => Math.floor(clock() / 1000);
+    const signer = oauth1Signer({ key: by.key, secret: options.consumerSecret ?? by.secret }, signatureMethod, () => Math.floor(clock() / 1000));
     const url = `${PUBLIC}${path}`;
     const method = options.method ?? 'POST';
     const protocol = signer.authorize({ url, method, data: { ...options.data, ...options.extra } }, options.token);
@@ -113,34 +84,13 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
   };
 
   beforeAll(async () => {
-    const identityService = await startIdentity(loadIdentityConfig({ IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent' }));
-    services.push(identityService);
-    idp = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000);
-    clients.push(idp);
-    const env = {
-      OAUTH_GRPC_PORT: '0',
-      REDIS_URL: requireStoreUrls().redisUrl,
-      IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.port}`,
-      JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      LOG_LEVEL: 'silent',
-    };
-    for (const _replica of [1, 2]) {
-      const service = await startOAuth(loadOAuthConfig(env), { clock });
-      services.push(service);
-      clients.push(promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000));
-    }
-    [a, b] = clients.slice(1) as OAuthClient[];
-    redis = new Redis(requireStoreUrls().redisUrl);
-    const { user } = await idp.register({ email: `oauth1-${randomBytes(5).toString('hex')}@example.com`, password: 'correct horse battery' });
-    owner = user!.id;
+    system = await startOAuthSystem({ clock, label: 'oauth1' });
+    ({ idp, redis, owner } = system);
+    [a, b] = system.replicas;
     app = await newApp();
   });
 
-  afterAll(async () => {
-    for (const client of clients) client.close();
-    for (const service of services.reverse()) await service.stop();
-    redis?.disconnect();
-  });
+  afterAll(() => system?.stop());
 
   describe('the three legs', () => {
     it('leg 1 at replica A, leg 2 at B, leg 3 at A, a protected request at B: each answers as RFC 5849 says, and the app is the principal', async () => {

@@ -1,36 +1,16 @@
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { decodeJwt, importJWK, jwtVerify } from 'jose';
-import { identity, oauth } from '@sandbox/contracts';
-import { AppError, GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { eventually, refusalOf, requireStoreUrls } from '@sandbox/testing';
-import { start as startIdentity } from '../../../identity/src/composition';
-import { loadIdentityConfig } from '../../../identity/src/config';
-import { start as startOAuth } from '../../src/composition';
-import { loadOAuthConfig } from '../../src/config';
+import type { identity, oauth } from '@sandbox/contracts';
+import { GrpcStatus, type AppError } from '@sandbox/runtime';
+import { eventually, refusalOf } from '@sandbox/testing';
+import { newVerifier, s256, tokenRequestOf } from '../support/oauth2-client';
+import { movableClock, REDIS_PREFIX, sha256hex, startOAuthSystem, type IdentityClient, type OAuthClient, type OAuthSystem } from '../support/oauth-harness';
+import { appErrorOf as failure } from '../support/refusals';
 
 jest.setTimeout(60_000);
 
-type IdentityClient = PromiseClient<identity.IdentityServiceClient>;
-type OAuthClient = PromiseClient<oauth.OAuthServiceClient>;
-
 const ISSUER = 'http://127.0.0.1:8080';
 const REDIRECT = 'http://127.0.0.1:9/callback';
-const REDIS_PREFIX = 'sandbox:oauth:'; // the Redis adapter's default
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-const newVerifier = () => randomBytes(32).toString('base64url');
-const sha256hex = (value: string) => createHash('sha256').update(value).digest('hex');
-
-/** The AppError a call failed with, challenge included. */
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 /**
  * OAuth 2.0 at the gRPC boundary: the real identity service (memory stores),
@@ -38,19 +18,13 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
  * clock the test moves (expiry without sleeping), called through grpc-js.
  */
 describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two replicas)', () => {
-  const services: RunningGrpcService[] = [];
-  const clients: Array<{ close(): void }> = [];
+  /** Both replicas' clock. */
+  const { clock, letTimePass } = movableClock();
+  let system: OAuthSystem;
   let idp: IdentityClient;
   let a: OAuthClient; // replica A
   let b: OAuthClient; // replica B, same Redis and key
   let redis: Redis;
-  let offsetMs = 0;
-  /** Both replicas' clock: real time plus what the test has moved it on by. */
-  const clock = () => Date.now() + offsetMs;
-  const letTimePass = (ms: number) => {
-    offsetMs += ms;
-  };
-
   let owner: string;
   const newApp = async (fields: Partial<identity.CreateAppRequest> = {}) => {
     const { app, issued } = await idp.createApp({ ownerId: owner, name: 'OAuth practice', description: '', redirectUris: [REDIRECT], ...fields });
@@ -60,20 +34,7 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
   let app: App;
 
   const basic = (c: App = app): oauth.ClientAuthentication => ({ clientId: c.appId, clientSecret: c.secret, method: 'basic' });
-  const tokenRequest = (fields: Partial<oauth.TokenRequest>): oauth.TokenRequest => ({
-    grantType: '',
-    client: basic(),
-    scope: '',
-    code: '',
-    redirectUri: '',
-    codeVerifier: '',
-    refreshToken: '',
-    issuer: ISSUER,
-    repeated: [],
-    hasScope: fields.scope !== undefined,
-    hasCodeVerifier: fields.codeVerifier !== undefined,
-    ...fields,
-  });
+  const tokenRequest = (fields: Partial<oauth.TokenRequest>) => tokenRequestOf({ client: basic(), issuer: ISSUER, ...fields });
   const authorizeRequest = (fields: Partial<oauth.AuthorizeRequest> = {}): oauth.AuthorizeRequest => ({
     responseType: 'code',
     clientId: app.appId,
@@ -111,35 +72,13 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
   const INACTIVE = { active: false, sub: '', clientId: '', scope: '', exp: 0, iat: 0, tokenType: '', iss: '', jti: '', aud: '' };
 
   beforeAll(async () => {
-    const identityService = await startIdentity(loadIdentityConfig({ IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent' }));
-    services.push(identityService);
-    idp = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000);
-    clients.push(idp);
-    const env = {
-      OAUTH_GRPC_PORT: '0',
-      REDIS_URL: requireStoreUrls().redisUrl,
-      IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.port}`,
-      JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      LOG_LEVEL: 'silent',
-    };
-    for (const _replica of [1, 2]) {
-      const service = await startOAuth(loadOAuthConfig(env), { clock });
-      services.push(service);
-      const client = promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000);
-      clients.push(client);
-    }
-    [a, b] = clients.slice(1) as OAuthClient[];
-    redis = new Redis(requireStoreUrls().redisUrl);
-    const { user } = await idp.register({ email: `oauth-${randomBytes(5).toString('hex')}@example.com`, password: 'correct horse battery' });
-    owner = user!.id;
+    system = await startOAuthSystem({ clock, label: 'oauth' });
+    ({ idp, redis, owner } = system);
+    [a, b] = system.replicas;
     app = await newApp({ scopes: { scopes: ['stocks:read', 'hr:read'] } });
   });
 
-  afterAll(async () => {
-    for (const client of clients) client.close();
-    for (const service of services.reverse()) await service.stop();
-    redis?.disconnect();
-  });
+  afterAll(() => system?.stop());
 
   describe('client credentials', () => {
     it('with Basic or body credentials and no grant_type: a Bearer token for every app scope, no refresh token', async () => {

@@ -1,23 +1,15 @@
-import { createHash, createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type Redis from 'ioredis';
 import { decodeJwt } from 'jose';
-import { identity, oauth } from '@sandbox/contracts';
-import { GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { eventually, refusalOf, requireStoreUrls } from '@sandbox/testing';
-import { start as startIdentity } from '../../../identity/src/composition';
-import { loadIdentityConfig } from '../../../identity/src/config';
-import { start as startOAuth } from '../../src/composition';
-import { loadOAuthConfig } from '../../src/config';
+import type { oauth } from '@sandbox/contracts';
+import { GrpcStatus } from '@sandbox/runtime';
+import { eventually, refusalOf } from '@sandbox/testing';
+import { movableClock, REDIS_PREFIX, sha256hex, startOAuthSystem, type IdentityClient, type OAuthClient, type OAuthSystem } from '../support/oauth-harness';
 
 jest.setTimeout(60_000);
 
-type IdentityClient = PromiseClient<identity.IdentityServiceClient>;
-type OAuthClient = PromiseClient<oauth.OAuthServiceClient>;
-
 const ISSUER = 'http://127.0.0.1:8080';
 const REALM = 'training-sandbox';
-const REDIS_PREFIX = 'sandbox:oauth:'; // the Redis adapter's default
-const sha256hex = (value: string) => createHash('sha256').update(value).digest('hex');
 
 /** A Digest client written from RFC 7616 3.4.1, independent of the service's code. */
 function digestHeader(challenge: string, fields: { username: string; password: string; method: string; uri: string; nc: string; algorithm?: 'SHA-256' | 'MD5' }): string {
@@ -36,14 +28,12 @@ function digestHeader(challenge: string, fields: { username: string; password: s
  * key, each with a clock the test moves, called through grpc-js.
  */
 describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identity, real Redis, two replicas)', () => {
-  const services: RunningGrpcService[] = [];
-  const clients: Array<{ close(): void }> = [];
+  const { clock, letTimePass, resetClock } = movableClock();
+  let system: OAuthSystem;
   let idp: IdentityClient;
   let a: OAuthClient; // replica A
   let b: OAuthClient; // replica B, same Redis and key
   let redis: Redis;
-  let offsetMs = 0;
-  const clock = () => Date.now() + offsetMs;
   let owner: string;
 
   const newApp = async (scopes = ['stocks:read', 'hr:read']) => {
@@ -64,37 +54,14 @@ describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identit
   };
 
   beforeAll(async () => {
-    const identityService = await startIdentity(loadIdentityConfig({ IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent' }));
-    services.push(identityService);
-    idp = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000);
-    clients.push(idp);
-    const env = {
-      OAUTH_GRPC_PORT: '0',
-      REDIS_URL: requireStoreUrls().redisUrl,
-      IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.port}`,
-      JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      LOG_LEVEL: 'silent',
-    };
-    for (const _replica of [1, 2]) {
-      const service = await startOAuth(loadOAuthConfig(env), { clock });
-      services.push(service);
-      clients.push(promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000));
-    }
-    [a, b] = clients.slice(1) as OAuthClient[];
-    redis = new Redis(requireStoreUrls().redisUrl);
-    const { user } = await idp.register({ email: `playground-${randomBytes(5).toString('hex')}@example.com`, password: 'correct horse battery' });
-    owner = user!.id;
+    system = await startOAuthSystem({ clock, label: 'playground' });
+    ({ idp, redis, owner } = system);
+    [a, b] = system.replicas;
   });
 
-  afterEach(() => {
-    offsetMs = 0;
-  });
+  afterEach(resetClock);
 
-  afterAll(async () => {
-    for (const client of clients) client.close();
-    for (const service of services.reverse()) await service.stop();
-    redis?.disconnect();
-  });
+  afterAll(() => system?.stop());
 
   describe('JWT', () => {
     it('when replica A issues both tokens, then replica B accepts each as the app with its scopes', async () => {
@@ -111,7 +78,7 @@ describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identit
     it('when the replicas\' clock passes exp, then refused as expired; alg none refused', async () => {
       const app = await newApp();
       const { rs256 } = await a.issueJwt({ appId: app.appId, issuer: ISSUER });
-      offsetMs = 3600_000;
+      letTimePass(3600_000);
       expect((await b.verifyJwt({ token: rs256 })).check).toMatchObject({ ok: false, reason: expect.stringMatching(/^The token expired at .* server time is/) });
       const [, payload] = rs256.split('.');
       const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
@@ -155,7 +122,7 @@ describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identit
     it('when the timestamp is 6 minutes old by the replicas\' clock, then refused with the offset and the server time', async () => {
       const app = await newApp();
       const request = hmacRequest(app);
-      offsetMs = 6 * 60_000;
+      letTimePass(6 * 60_000);
       expect((await a.verifyHmac(request)).check!.reason).toMatch(/is 360 s behind server time.* Server time is /);
     });
   });
@@ -187,7 +154,7 @@ describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identit
     it('when the nonce is older than 5 minutes by the replicas\' clock, then fresh challenges with stale=true travel back, and they work', async () => {
       const app = await newApp();
       const request = await digestRequest(app);
-      offsetMs = 5 * 60_000 + 1000;
+      letTimePass(5 * 60_000 + 1000);
       const stale = await b.digestVerify(request);
       expect(stale.check).toMatchObject({ ok: false, reason: expect.stringMatching(/^nonce: stale/) });
       expect(stale.wwwAuthenticate).toEqual([expect.stringMatching(/algorithm=SHA-256.*stale=true$/), expect.stringMatching(/algorithm=MD5.*stale=true$/)]);

@@ -1,49 +1,19 @@
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import OAuth from 'oauth-1.0a';
-import type { common, oauth } from '@sandbox/contracts';
-import { AppError, GrpcStatus } from '@sandbox/runtime';
-import type { AppSigningKey, DirectoryApp } from '../../src/domain/app-directory';
+import type OAuth from 'oauth-1.0a';
+import type { oauth } from '@sandbox/contracts';
+import { GrpcStatus, type AppError } from '@sandbox/runtime';
 import { accessToken, authorize, requestToken, verify, type OAuth1Deps } from '../../src/domain/oauth1';
 import { percentEncode } from '../../src/domain/oauth1/encoding';
-import { MemoryEphemeralStore } from '../../src/stores/memory-ephemeral-store';
+import { oauth1Signer, type SignatureMethod as Method } from '../support/oauth1-client';
+import { appErrorOf as refusal } from '../support/refusals';
+import { memoryDeps, StandInApps } from '../support/unit-deps';
 
 const URL_BASE = 'https://sandbox.example';
 const CALLBACK = 'https://client.example/cb?keep=1';
-type Method = 'HMAC-SHA1' | 'HMAC-SHA256' | 'PLAINTEXT';
 
-/** A stand-in for identity's view of apps: the integration tests use the real one. */
-class StandInApps {
-  readonly apps = new Map<string, { apiKey: string; active: boolean; principal: common.AppPrincipal }>();
-
-  add() {
-    const appId = `app_${randomBytes(16).toString('base64url').slice(0, 22)}`;
-    const app = { apiKey: `ak_${randomBytes(32).toString('base64url')}`, active: true, principal: { id: randomBytes(12).toString('hex'), appId, ownerId: 'owner', scopes: ['hr:read'] } };
-    this.apps.set(appId, app);
-    return { key: appId, secret: app.apiKey, app };
-  }
-
-  async lookup(appId: string): Promise<DirectoryApp> {
-    const app = this.apps.get(appId);
-    return app ? { found: true, active: app.active, principal: app.principal, redirectUris: [] } : { found: false, active: false, principal: undefined, redirectUris: [] };
-  }
-
-  async signingKey(appId: string): Promise<AppSigningKey> {
-    const app = this.apps.get(appId);
-    return app ? { found: true, active: app.active, principal: app.principal, apiKey: app.apiKey } : { found: false, active: false, principal: undefined, apiKey: '' };
-  }
-}
-
-type Consumer = ReturnType<StandInApps['add']>;
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+/** A stand-in app as an OAuth 1.0a client holds it: consumer key (App ID) and consumer secret (API key). */
+const consumerOf = ({ appId, apiKey, app }: ReturnType<StandInApps['add']>) => ({ key: appId, secret: apiKey, app });
+type Consumer = ReturnType<typeof consumerOf>;
 
 describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test moves)', () => {
   const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -55,8 +25,8 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
   beforeEach(() => {
     now = Date.UTC(2030, 0, 1, 12);
     apps = new StandInApps();
-    consumer = apps.add();
-    deps = { clock: () => now, store: new MemoryEphemeralStore({ now: () => now }), apps, signingKey: { privateKey } };
+    consumer = consumerOf(apps.add());
+    deps = memoryDeps(() => now, apps, { privateKey });
   });
   afterEach(async () => deps.store.close());
 
@@ -86,14 +56,7 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
   ): oauth.SignedRequest {
     const by = options.by ?? consumer;
     const method = options.signatureMethod ?? 'HMAC-SHA1';
-    const signer = new OAuth({
-      consumer: { key: by.key, secret: options.consumerSecret ?? by.secret },
-      signature_method: method,
-      hash_function: (base, key) => (method === 'PLAINTEXT' ? key : createHmac(method === 'HMAC-SHA1' ? 'sha1' : 'sha256', key).update(base).digest('base64')),
-    });
-    const clockable = signer as unknown as { getTimeStamp(): number; getNonce(): string };
-    clockable.getTimeStamp = () => options.at ?? Math.floor(now / 1000);
-    if (options.nonce) clockable.getNonce = () => options.nonce!;
+    const signer = oauth1Signer({ key: by.key, secret: options.consumerSecret ?? by.secret }, method, () => options.at ?? Math.floor(now / 1000), options.nonce);
     const url = options.url ?? `${URL_BASE}${options.path ?? '/playground/auth/oauth1'}`;
     const data = { ...options.data, ...options.extra };
     const signedData = signer.authorize({ url, method: options.method ?? 'POST', data: { ...data } }, options.token);
@@ -280,7 +243,7 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
       expectProblem(await refusal(leg3({ ...temporary, oauthToken: 'made-up' }, oauthVerifier)), 'token_rejected');
       expectProblem(await refusal(authorize(deps, unknown.oauthToken)), 'token_rejected');
       expectProblem(await refusal(authorize(deps, 'made-up')), 'token_rejected');
-      const other = apps.add();
+      const other = consumerOf(apps.add());
       const error = await refusal(leg3(temporary, oauthVerifier, { by: other }));
       expectProblem(error, 'token_rejected');
       expect(error.message).toMatch(/another consumer key/);
@@ -345,7 +308,7 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
     it('when a nonce is used twice by one consumer key, then nonce_used; another app may use the same nonce', async () => {
       await leg1({ nonce: 'same-nonce' });
       expectProblem(await refusal(leg1({ nonce: 'same-nonce' })), 'nonce_used');
-      await leg1({ nonce: 'same-nonce', by: apps.add() });
+      await leg1({ nonce: 'same-nonce', by: consumerOf(apps.add()) });
     });
 
     it('when a request is replayed as it was, then nonce_used', async () => {
@@ -382,7 +345,7 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
       const claims = JSON.parse(Buffer.from(body, 'base64url').toString());
       const forged = `o1at_${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url')}.${mac}`;
       expect((await call({ ...access, oauthToken: forged })).reason).toMatch(/^oauth_problem=token_rejected: .*not an access token this sandbox issued/);
-      const other = apps.add();
+      const other = consumerOf(apps.add());
       expect((await call(access, { by: other })).reason).toMatch(/another consumer key/);
     });
 

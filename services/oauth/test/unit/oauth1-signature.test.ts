@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto';
 import OAuth from 'oauth-1.0a';
 import type { oauth } from '@sandbox/contracts';
-import { AppError, GrpcStatus } from '@sandbox/runtime';
+import { GrpcStatus } from '@sandbox/runtime';
 import { baseStringUri, normalizedParameters, signatureBaseString } from '../../src/domain/oauth1/base-string';
 import { percentEncode } from '../../src/domain/oauth1/encoding';
 import { parseAuthorizationHeader, parseSignedRequest } from '../../src/domain/oauth1/signed-request';
 import { sameSecret, sign } from '../../src/domain/oauth1/signature';
+import { appErrorThrownBy as refusal } from '../support/refusals';
 
 /** A SignedRequest as the gateway builds it. */
 const signedRequest = (method: string, baseUrl: string, params: Array<[string, string]>, authorization = ''): oauth.SignedRequest => ({
@@ -19,16 +20,6 @@ const baseStringOf = (request: oauth.SignedRequest) => {
   const parsed = parseSignedRequest(request);
   return signatureBaseString(parsed.method, parsed.baseUri, parsed.params);
 };
-
-function refusal(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('OAuth 1.0a signature base string (RFC 5849 3.4.1)', () => {
   it('when given the RFC 3.4.1.1 example request, then the base string is the published one', () => {

@@ -1,64 +1,20 @@
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
-import type { common, identity, oauth } from '@sandbox/contracts';
-import { AppError, GrpcStatus } from '@sandbox/runtime';
-import { AppDirectory, type DirectoryApp } from '../../src/domain/app-directory';
+import type { identity, oauth } from '@sandbox/contracts';
+import { GrpcStatus } from '@sandbox/runtime';
+import { AppDirectory } from '../../src/domain/app-directory';
 import { authorize, introspect, revoke, token, verifyAccessToken, type OAuth2Deps } from '../../src/domain/oauth2';
 import { BASIC_CHALLENGE } from '../../src/domain/oauth2/errors';
 import { loadSigningKey, type SigningKey } from '../../src/domain/signing-key';
 import type { EphemeralStore } from '../../src/stores/ephemeral-store';
-import { MemoryEphemeralStore } from '../../src/stores/memory-ephemeral-store';
+import { newVerifier, s256, tokenRequestOf } from '../support/oauth2-client';
+import { appErrorOf as refusal } from '../support/refusals';
+import { memoryDeps, StandInApps } from '../support/unit-deps';
 
 const ISSUER = 'https://sandbox.example/prefix';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const SCOPES = ['stocks:read', 'hr:read'];
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-const newVerifier = () => randomBytes(32).toString('base64url');
-
-/**
- * A stand-in for identity's view of apps, for rules that need only "this app
- * exists, is active, has this secret": the integration tests use the real one.
- */
-class StandInApps {
-  readonly apps = new Map<string, { secret: string; active: boolean; principal: common.AppPrincipal; redirectUris: string[] }>();
-  secretChecks = 0;
-
-  add(options: { scopes?: string[]; redirectUris?: string[] } = {}) {
-    const appId = `app_${randomBytes(16).toString('base64url').slice(0, 22)}`;
-    const app = {
-      secret: `as_${randomBytes(32).toString('base64url')}`,
-      active: true,
-      principal: { id: randomBytes(12).toString('hex'), appId, ownerId: randomBytes(12).toString('hex'), scopes: options.scopes ?? SCOPES },
-      redirectUris: options.redirectUris ?? [REDIRECT],
-    };
-    this.apps.set(appId, app);
-    return { appId, secret: app.secret, principal: app.principal, app };
-  }
-
-  async lookup(appId: string): Promise<DirectoryApp> {
-    const app = this.apps.get(appId);
-    if (!app) return { found: false, active: false, principal: undefined, redirectUris: [] };
-    return { found: true, active: app.active, principal: { ...app.principal }, redirectUris: [...app.redirectUris] };
-  }
-
-  async verifySecret(appId: string, appSecret: string): Promise<common.CredentialCheck> {
-    this.secretChecks++;
-    const app = this.apps.get(appId);
-    if (!app || app.secret !== appSecret) return { ok: false, reason: 'The App ID or App Secret is not valid.', principal: undefined };
-    if (!app.active) return { ok: false, reason: 'The app is revoked; its credentials no longer work.', principal: undefined };
-    return { ok: true, reason: '', principal: { ...app.principal } };
-  }
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const CONFIG: OAuth2Deps['config'] = { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86_400 };
 
 let signingKey: SigningKey;
 beforeAll(async () => {
@@ -67,16 +23,16 @@ beforeAll(async () => {
 
 describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
   let now: number;
-  let store: MemoryEphemeralStore;
+  let store: EphemeralStore;
   let apps: StandInApps;
   let deps: OAuth2Deps;
   let client: ReturnType<StandInApps['add']>;
 
   beforeEach(() => {
     now = Date.UTC(2030, 0, 1, 10, 0, 0);
-    store = new MemoryEphemeralStore({ now: () => now });
-    apps = new StandInApps();
-    deps = { config: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86_400 }, clock: () => now, store, apps, signingKey };
+    apps = new StandInApps({ scopes: SCOPES, redirectUris: [REDIRECT] });
+    deps = { config: CONFIG, ...memoryDeps(() => now, apps, signingKey) };
+    ({ store } = deps);
     client = apps.add();
   });
   afterEach(async () => store.close());
@@ -89,20 +45,7 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
       .map(([name]) => name);
     return { present, ...request };
   };
-  const tokenRequest = (fields: Partial<oauth.TokenRequest> = {}): oauth.TokenRequest => ({
-    grantType: 'client_credentials',
-    client: basic(),
-    scope: '',
-    code: '',
-    redirectUri: '',
-    codeVerifier: '',
-    refreshToken: '',
-    issuer: ISSUER,
-    repeated: [],
-    hasScope: fields.scope !== undefined,
-    hasCodeVerifier: fields.codeVerifier !== undefined,
-    ...fields,
-  });
+  const tokenRequest = (fields: Partial<oauth.TokenRequest> = {}) => tokenRequestOf({ grantType: 'client_credentials', client: basic(), issuer: ISSUER, ...fields });
   const redirectOf = async (fields: Partial<oauth.AuthorizeRequest> = {}) => {
     const { location } = await authorize(deps, authorizeRequest(fields));
     expect(location.startsWith(fields.redirectUri ?? REDIRECT)).toBe(true);
@@ -586,10 +529,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
 describe('what the store holds is bounded', () => {
   it('every key OAuth 2.0 writes has a lifetime (spied on the memory store)', async () => {
     let now = Date.UTC(2030, 0, 1);
-    const store: EphemeralStore = new MemoryEphemeralStore({ now: () => now });
-    const apps = new StandInApps();
+    const apps = new StandInApps({ scopes: SCOPES, redirectUris: [REDIRECT] });
     const c = apps.add();
-    const deps: OAuth2Deps = { config: { accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 86_400 }, clock: () => now, store, apps, signingKey };
+    const deps: OAuth2Deps = { config: CONFIG, ...memoryDeps(() => now, apps, signingKey) };
+    const store: EphemeralStore = deps.store;
     const ttls: Record<string, number> = {};
     const put = store.put.bind(store);
     store.put = async (key, value, ttlMs, options) => {

@@ -1,19 +1,10 @@
 import { createHash } from 'node:crypto';
-import { AppError, GrpcStatus } from '@sandbox/runtime';
+import { GrpcStatus } from '@sandbox/runtime';
 import { BASIC_CHALLENGE, describable, invalidClient, oauthError, quote } from '../../src/domain/oauth2/errors';
 import { challengeProblem, s256, verifierProblem } from '../../src/domain/oauth2/pkce';
 import { differenceFromNearest } from '../../src/domain/oauth2/redirect-uri';
 import { inOrderOf, requestedScopes, requireSubset, stillHeld } from '../../src/domain/oauth2/scope';
-
-const refusal = (fn: () => unknown): AppError => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-};
+import { appErrorThrownBy as refusal } from '../support/refusals';
 
 describe('OAuth 2.0 rules without I/O', () => {
   describe('error messages', () => {

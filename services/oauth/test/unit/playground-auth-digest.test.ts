@@ -1,31 +1,14 @@
-import type { common } from '@sandbox/contracts';
 import { loadSigningKey, type SigningKey } from '../../src/domain/signing-key';
 import { digestChallenge, digestResponse, digestVerify, type PlaygroundAuthDeps } from '../../src/domain/playground-auth';
 import { digestNcKey, type DigestAlgorithm } from '../../src/domain/playground-auth/digest';
 import { parseDigestAuthorization } from '../../src/domain/playground-auth/digest-header';
-import { MemoryEphemeralStore } from '../../src/stores/memory-ephemeral-store';
+import type { EphemeralStore } from '../../src/stores/ephemeral-store';
+import { memoryDeps, StandInApps } from '../support/unit-deps';
 
 const APP_ID = 'app_digest_practice';
 const API_KEY = `ak_${'D'.repeat(43)}`;
 const REALM = 'training-sandbox';
 const URI = '/playground/auth/digest?x=1';
-
-function fakeDirectory() {
-  const apps = new Map<string, { active: boolean; apiKey: string; principal: common.AppPrincipal }>();
-  apps.set(APP_ID, { active: true, apiKey: API_KEY, principal: { id: 'id-1', appId: APP_ID, ownerId: 'owner-1', scopes: ['hr:read'] } });
-  const missing = { found: false, active: false, principal: undefined };
-  return {
-    apps,
-    lookup: async (appId: string) => {
-      const app = apps.get(appId);
-      return app ? { found: true, active: app.active, principal: app.principal, redirectUris: [] } : { ...missing, redirectUris: [] };
-    },
-    signingKey: async (appId: string) => {
-      const app = apps.get(appId);
-      return app ? { found: true, active: app.active, principal: app.principal, apiKey: app.active ? app.apiKey : '' } : { ...missing, apiKey: '' };
-    },
-  };
-}
 
 /** The challenge's parameters, read the way a client reads them. */
 function readChallenge(header: string): Record<string, string> {
@@ -102,8 +85,8 @@ describe('HTTP Digest (RFC 7616)', () => {
   describe('challenges and verification', () => {
     let signingKey: SigningKey;
     let now: number;
-    let store: MemoryEphemeralStore;
-    let apps: ReturnType<typeof fakeDirectory>;
+    let store: EphemeralStore;
+    let apps: StandInApps;
     let deps: PlaygroundAuthDeps;
 
     beforeAll(async () => {
@@ -111,9 +94,10 @@ describe('HTTP Digest (RFC 7616)', () => {
     });
     beforeEach(() => {
       now = Date.UTC(2030, 0, 1, 12, 0, 0);
-      store = new MemoryEphemeralStore({ now: () => now });
-      apps = fakeDirectory();
-      deps = { clock: () => now, store, apps, signingKey };
+      apps = new StandInApps();
+      apps.add({ appId: APP_ID, apiKey: API_KEY });
+      deps = memoryDeps(() => now, apps, signingKey);
+      ({ store } = deps);
     });
     afterEach(async () => store.close());
 

@@ -1,37 +1,21 @@
 import { createHmac } from 'node:crypto';
-import type { common, oauth } from '@sandbox/contracts';
+import type { oauth } from '@sandbox/contracts';
 import { loadSigningKey, type SigningKey } from '../../src/domain/signing-key';
 import { HMAC_WINDOW_SECONDS, hmacCanonicalString, verifyHmac, type PlaygroundAuthDeps } from '../../src/domain/playground-auth';
 import { hmacSeenKey } from '../../src/domain/playground-auth/hmac';
-import { MemoryEphemeralStore } from '../../src/stores/memory-ephemeral-store';
+import type { EphemeralStore } from '../../src/stores/ephemeral-store';
+import { memoryDeps, StandInApps } from '../support/unit-deps';
 
 const APP_ID = 'app_hmac_practice';
 const API_KEY = `ak_${'H'.repeat(43)}`;
-
-function fakeDirectory() {
-  const apps = new Map<string, { active: boolean; apiKey: string; principal: common.AppPrincipal }>();
-  apps.set(APP_ID, { active: true, apiKey: API_KEY, principal: { id: 'id-1', appId: APP_ID, ownerId: 'owner-1', scopes: ['hr:read'] } });
-  const missing = { found: false, active: false, principal: undefined };
-  return {
-    apps,
-    lookup: async (appId: string) => {
-      const app = apps.get(appId);
-      return app ? { found: true, active: app.active, principal: app.principal, redirectUris: [] } : { ...missing, redirectUris: [] };
-    },
-    signingKey: async (appId: string) => {
-      const app = apps.get(appId);
-      return app ? { found: true, active: app.active, principal: app.principal, apiKey: app.active ? app.apiKey : '' } : { ...missing, apiKey: '' };
-    },
-  };
-}
 
 const hmacHex = (key: string, text: string) => createHmac('sha256', key).update(text).digest('hex');
 
 describe('HMAC signatures over "timestamp.METHOD.path"', () => {
   let signingKey: SigningKey;
   let now: number;
-  let store: MemoryEphemeralStore;
-  let apps: ReturnType<typeof fakeDirectory>;
+  let store: EphemeralStore;
+  let apps: StandInApps;
   let deps: PlaygroundAuthDeps;
 
   beforeAll(async () => {
@@ -39,9 +23,10 @@ describe('HMAC signatures over "timestamp.METHOD.path"', () => {
   });
   beforeEach(() => {
     now = Date.UTC(2030, 0, 1, 12, 0, 0);
-    store = new MemoryEphemeralStore({ now: () => now });
-    apps = fakeDirectory();
-    deps = { clock: () => now, store, apps, signingKey };
+    apps = new StandInApps();
+    apps.add({ appId: APP_ID, apiKey: API_KEY });
+    deps = memoryDeps(() => now, apps, signingKey);
+    ({ store } = deps);
   });
   afterEach(async () => store.close());
 

@@ -1,33 +1,14 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto';
-import type { common } from '@sandbox/contracts';
 import { AppError, GrpcStatus } from '@sandbox/runtime';
 import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { loadSigningKey, type SigningKey } from '../../src/domain/signing-key';
 import { issueJwt, JWT_LIFETIME_SECONDS, PLAYGROUND_AUDIENCE, verifyJwt, type PlaygroundAuthDeps } from '../../src/domain/playground-auth';
-import { MemoryEphemeralStore } from '../../src/stores/memory-ephemeral-store';
+import { memoryDeps, StandInApps } from '../support/unit-deps';
 
 const APP_ID = 'app_jwt_practice';
 const API_KEY = `ak_${'J'.repeat(43)}`;
 const SCOPES = ['fpa:read', 'stocks:read', 'hr:read'];
 const ISSUER = 'https://sandbox.example';
-
-/** Identity as oauth sees it, held in a map the test edits (revoke, change scopes). */
-function fakeDirectory() {
-  const apps = new Map<string, { active: boolean; apiKey: string; principal: common.AppPrincipal }>();
-  const add = (appId: string, apiKey: string, scopes = SCOPES) => apps.set(appId, { active: true, apiKey, principal: { id: `id-${appId}`, appId, ownerId: 'owner-1', scopes } });
-  return {
-    apps,
-    add,
-    lookup: async (appId: string) => {
-      const app = apps.get(appId);
-      return app ? { found: true, active: app.active, principal: app.principal, redirectUris: [] } : { found: false, active: false, principal: undefined, redirectUris: [] };
-    },
-    signingKey: async (appId: string) => {
-      const app = apps.get(appId);
-      return app ? { found: true, active: app.active, principal: app.principal, apiKey: app.active ? app.apiKey : '' } : { found: false, active: false, principal: undefined, apiKey: '' };
-    },
-  };
-}
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -35,7 +16,7 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 describe('playground JWTs (HS256 with the API key, RS256 with the sandbox key)', () => {
   let signingKey: SigningKey;
   let now: number;
-  let apps: ReturnType<typeof fakeDirectory>;
+  let apps: StandInApps;
   let deps: PlaygroundAuthDeps;
 
   beforeAll(async () => {
@@ -43,9 +24,9 @@ describe('playground JWTs (HS256 with the API key, RS256 with the sandbox key)',
   });
   beforeEach(() => {
     now = Date.UTC(2030, 0, 1, 12, 0, 0);
-    apps = fakeDirectory();
-    apps.add(APP_ID, API_KEY);
-    deps = { clock: () => now, store: new MemoryEphemeralStore({ now: () => now }), apps, signingKey };
+    apps = new StandInApps();
+    apps.add({ appId: APP_ID, apiKey: API_KEY, scopes: SCOPES });
+    deps = memoryDeps(() => now, apps, signingKey);
   });
   afterEach(async () => deps.store.close());
 

@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, randomBytes, type KeyObject } from 'node:crypto';
+import { deriveKey } from '../derived-keys';
 import { sameSecret } from './signature';
 
 /**
@@ -11,17 +12,7 @@ import { sameSecret } from './signature';
  */
 export type SecretKey = Buffer;
 
-const derived = new WeakMap<KeyObject, SecretKey>();
-
-export function secretKeyOf(privateKey: KeyObject): SecretKey {
-  let key = derived.get(privateKey);
-  if (!key) {
-    const material = privateKey.export({ type: 'pkcs8', format: 'der' });
-    key = Buffer.from(hkdfSync('sha256', material, 'training-sandbox', 'oauth1 token secrets, verifiers and access tokens v1', 32));
-    derived.set(privateKey, key);
-  }
-  return key;
-}
+export const secretKeyOf = (privateKey: KeyObject): SecretKey => deriveKey(privateKey, 'oauth1 token secrets, verifiers and access tokens v1');
 
 /** A value no one without the key can compute; labels keep the derived values apart. */
 const mac = (key: SecretKey, label: string, value: string) => createHmac('sha256', key).update(`${label}\0${value}`, 'utf8').digest('base64url');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EphemeralStore } from '../../stores/ephemeral-store';
 import type { Clock } from '../clock';
+import { putRecord, readRecord } from '../stored-records';
 
 /**
  * Everything OAuth 1.0a keeps, and for how long. Token secrets, verifiers and
@@ -58,8 +59,6 @@ export interface RequestTokenUse {
   usedAt: number;
 }
 
-const ttl = (ms: number) => Math.max(1, Math.ceil(ms));
-
 /** The OAuth 1.0a records in the ephemeral store (Redis shared by replicas, or memory). */
 export class OAuth1State {
   constructor(
@@ -68,15 +67,15 @@ export class OAuth1State {
   ) {}
 
   async saveRequestToken(token: string, record: RequestTokenRecord): Promise<void> {
-    await this.store.put(KEY.requestToken(token), JSON.stringify(record), ttl(record.expiresAt - this.clock() + LATE_GRACE_MS));
+    await putRecord(this.store, KEY.requestToken(token), record, record.expiresAt - this.clock() + LATE_GRACE_MS);
   }
 
   findRequestToken(token: string): Promise<RequestTokenRecord | undefined> {
-    return this.read(KEY.requestToken(token));
+    return readRecord(this.store, KEY.requestToken(token));
   }
 
   requestTokenUse(token: string): Promise<RequestTokenUse | undefined> {
-    return this.read(KEY.requestTokenUsed(token));
+    return readRecord(this.store, KEY.requestTokenUsed(token));
   }
 
   /**
@@ -86,7 +85,7 @@ export class OAuth1State {
    * it was used already.
    */
   async claimRequestToken(token: string, record: RequestTokenRecord, use: RequestTokenUse): Promise<boolean> {
-    const won = await this.store.put(KEY.requestTokenUsed(token), JSON.stringify(use), ttl(record.expiresAt - this.clock() + LATE_GRACE_MS), { onlyIfAbsent: true });
+    const won = await putRecord(this.store, KEY.requestTokenUsed(token), use, record.expiresAt - this.clock() + LATE_GRACE_MS, { onlyIfAbsent: true });
     if (won) await this.store.delete(KEY.requestToken(token));
     return won;
   }
@@ -94,15 +93,5 @@ export class OAuth1State {
   /** Remembers a nonce of this consumer key (SET NX): false when it was used within the window, at any replica. */
   rememberNonce(consumerKey: string, nonce: string, timestamp: string): Promise<boolean> {
     return this.store.put(KEY.nonce(consumerKey, nonce), timestamp, NONCE_MEMORY_MS, { onlyIfAbsent: true });
-  }
-
-  private async read<T>(key: string): Promise<T | undefined> {
-    const raw = await this.store.get(key);
-    if (raw === undefined) return undefined;
-    try {
-      return JSON.parse(raw) as T;
-    } catch {
-      return undefined; // not ours (or damaged): as good as absent
-    }
   }
 }

@@ -1,5 +1,6 @@
 import type { EphemeralStore } from '../../stores/ephemeral-store';
 import type { Clock } from '../clock';
+import { putRecord, readRecord } from '../stored-records';
 import { storageHash } from './secrets';
 
 /**
@@ -80,8 +81,6 @@ export interface Revocation {
   at: number;
 }
 
-const ttl = (ms: number) => Math.max(1, Math.ceil(ms));
-
 /** The OAuth 2.0 records in the ephemeral store (Redis shared by replicas, or memory). */
 export class GrantState {
   constructor(
@@ -90,11 +89,11 @@ export class GrantState {
   ) {}
 
   async saveCode(code: string, record: CodeRecord): Promise<void> {
-    await this.store.put(KEY.code(code), JSON.stringify(record), ttl(record.expiresAt - this.clock() + LATE_GRACE_MS));
+    await putRecord(this.store, KEY.code(code), record, record.expiresAt - this.clock() + LATE_GRACE_MS);
   }
 
   findCode(code: string): Promise<CodeRecord | undefined> {
-    return this.read(KEY.code(code));
+    return readRecord(this.store, KEY.code(code));
   }
 
   /**
@@ -102,30 +101,30 @@ export class GrantState {
    * requests) redeeming it at once exactly one wins. False: it was redeemed already.
    */
   async claimCode(code: string, use: CodeUse, keepMs: number): Promise<boolean> {
-    const won = await this.store.put(KEY.codeUsed(code), JSON.stringify(use), ttl(keepMs), { onlyIfAbsent: true });
+    const won = await putRecord(this.store, KEY.codeUsed(code), use, keepMs, { onlyIfAbsent: true });
     if (won) await this.store.delete(KEY.code(code));
     return won;
   }
 
   codeUse(code: string): Promise<CodeUse | undefined> {
-    return this.read(KEY.codeUsed(code));
+    return readRecord(this.store, KEY.codeUsed(code));
   }
 
   async saveRefresh(token: string, record: RefreshRecord): Promise<void> {
-    await this.store.put(KEY.refresh(token), JSON.stringify(record), ttl(record.expiresAt - this.clock() + LATE_GRACE_MS));
+    await putRecord(this.store, KEY.refresh(token), record, record.expiresAt - this.clock() + LATE_GRACE_MS);
   }
 
   findRefresh(token: string): Promise<RefreshRecord | undefined> {
-    return this.read(KEY.refresh(token));
+    return readRecord(this.store, KEY.refresh(token));
   }
 
   /** Uses the refresh token, once (SET NX, as claimCode). False: it was used already. */
   claimRefresh(token: string, record: RefreshRecord, use: RefreshUse): Promise<boolean> {
-    return this.store.put(KEY.refreshUsed(token), JSON.stringify(use), ttl(record.expiresAt - this.clock() + LATE_GRACE_MS), { onlyIfAbsent: true });
+    return putRecord(this.store, KEY.refreshUsed(token), use, record.expiresAt - this.clock() + LATE_GRACE_MS, { onlyIfAbsent: true });
   }
 
   refreshUse(token: string): Promise<RefreshUse | undefined> {
-    return this.read(KEY.refreshUsed(token));
+    return readRecord(this.store, KEY.refreshUsed(token));
   }
 
   /**
@@ -135,30 +134,20 @@ export class GrantState {
    */
   async revokeGrant(grantId: string, reason: string, lifetimes: { accessMs: number; refreshMs: number }): Promise<void> {
     const revocation: Revocation = { reason, at: this.clock() };
-    await this.store.put(KEY.revokedGrant(grantId), JSON.stringify(revocation), ttl(Math.max(lifetimes.accessMs, lifetimes.refreshMs) + LATE_GRACE_MS));
+    await putRecord(this.store, KEY.revokedGrant(grantId), revocation, Math.max(lifetimes.accessMs, lifetimes.refreshMs) + LATE_GRACE_MS);
   }
 
   grantRevocation(grantId: string): Promise<Revocation | undefined> {
-    return this.read(KEY.revokedGrant(grantId));
+    return readRecord(this.store, KEY.revokedGrant(grantId));
   }
 
   /** RFC 7009 for one access token: remembered until it expires (after that its exp refuses it anyway). */
   async revokeAccessToken(jti: string, expiresAtMs: number, reason: string): Promise<void> {
     const revocation: Revocation = { reason, at: this.clock() };
-    await this.store.put(KEY.revokedJti(jti), JSON.stringify(revocation), ttl(expiresAtMs - this.clock() + LATE_GRACE_MS));
+    await putRecord(this.store, KEY.revokedJti(jti), revocation, expiresAtMs - this.clock() + LATE_GRACE_MS);
   }
 
   accessTokenRevocation(jti: string): Promise<Revocation | undefined> {
-    return this.read(KEY.revokedJti(jti));
-  }
-
-  private async read<T>(key: string): Promise<T | undefined> {
-    const raw = await this.store.get(key);
-    if (raw === undefined) return undefined;
-    try {
-      return JSON.parse(raw) as T;
-    } catch {
-      return undefined; // not ours (or damaged): as good as absent
-    }
+    return readRecord(this.store, KEY.revokedJti(jti));
   }
 }

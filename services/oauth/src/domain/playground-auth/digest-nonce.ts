@@ -1,4 +1,5 @@
-import { createHash, createHmac, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, randomBytes, type KeyObject } from 'node:crypto';
+import { deriveKey } from '../derived-keys';
 import { sameText } from './text';
 
 /** How long a nonce may be answered; later, a right answer gets a fresh challenge with stale=true. */
@@ -6,24 +7,12 @@ export const NONCE_LIFETIME_MS = 5 * 60_000;
 /** How far in the future a nonce's issue time may lie: replicas whose clocks differ by up to this accept each other's nonces. */
 export const NONCE_CLOCK_TOLERANCE_MS = 60_000;
 
-const keys = new WeakMap<KeyObject, Buffer>();
-
 /**
- * The key that signs nonces and opaque values: HKDF-SHA256 (RFC 5869) of the
- * sandbox's RS256 private key (PKCS#8 DER), so every replica given the same
- * JWT_SIGNING_KEY accepts every other's nonces, and nothing new needs
- * configuring. The derived key cannot be turned back into the RSA key, and
- * the salt and info keep it apart from any other use of that key.
+ * The key that signs nonces and opaque values, derived from the sandbox's
+ * signing key (derived-keys.ts), so every replica given the same
+ * JWT_SIGNING_KEY accepts every other's nonces.
  */
-export function nonceKey(privateKey: KeyObject): Buffer {
-  let key = keys.get(privateKey);
-  if (!key) {
-    const material = privateKey.export({ type: 'pkcs8', format: 'der' });
-    key = Buffer.from(hkdfSync('sha256', material, 'training-sandbox', 'playground digest nonce v1', 32));
-    keys.set(privateKey, key);
-  }
-  return key;
-}
+export const nonceKey = (privateKey: KeyObject): Buffer => deriveKey(privateKey, 'playground digest nonce v1');
 
 const mac = (key: Buffer, text: string) => createHmac('sha256', key).update(text, 'utf8').digest().subarray(0, 16).toString('base64url');
 /** Which realm a nonce was issued for, without writing the realm into it. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { common, oauth } from '@sandbox/contracts';
 import { invalidArgument } from '@sandbox/runtime';
+import { storeTtl } from '../stored-records';
 import type { PlaygroundAuthDeps } from './deps';
 import { parseDigestAuthorization } from './digest-header';
 import { mintNonce, NONCE_CLOCK_TOLERANCE_MS, NONCE_LIFETIME_MS, nonceKey, opaqueFor, openNonce } from './digest-nonce';
@@ -108,7 +109,7 @@ export async function digestVerify(deps: PlaygroundAuthDeps, request: oauth.Dige
   }
 
   const count = parseInt(nc, 16);
-  const ttlMs = Math.max(1, Math.ceil(opened.expiresAt - now + NC_MARGIN_MS));
+  const ttlMs = storeTtl(opened.expiresAt - now + NC_MARGIN_MS);
   if (!(await deps.store.putIfGreater(digestNcKey(nonce), count, ttlMs))) {
     return answer(refused(`nc ${nc} does not increase: this nonce was already used with this count or a higher one. Count up (00000001, 00000002, ...) with each request that reuses a nonce, or ${FRESH}.`));
   }
