@@ -99,9 +99,13 @@ function verdict(
   if (allows.origin !== origin && allows.origin !== '*') problems.push(`origin ${origin} is not the allowed ${allows.origin ?? '(none)'}`);
   if (allows.origin === '*' && allows.credentials) problems.push('allow_origin=* cannot be used with credentials');
   const lower = allowedMethods.map((m) => m.toUpperCase());
-  if (!lower.includes(method.toUpperCase()) && !lower.includes('*')) problems.push(`method ${method} is not in the allowed ${allowedMethods.join(', ') || '(none)'}`);
+  // Fetch: a CORS-safelisted method (GET, HEAD, POST) needs no permission; * counts only without credentials.
+  const safelisted = ['GET', 'HEAD', 'POST'].includes(method.toUpperCase());
+  const wildcard = lower.includes('*') && !allows.credentials;
+  if (!safelisted && !wildcard && !lower.includes(method.toUpperCase())) problems.push(`method ${method} is not in the allowed ${allowedMethods.join(', ') || '(none)'}`);
   const allowedLower = allowedHeaders.map((h) => h.toLowerCase());
-  const missing = asked.filter((h) => !allowedLower.includes(h) && !allowedLower.includes('*'));
+  const headerWildcard = allowedLower.includes('*') && !allows.credentials;
+  const missing = asked.filter((h) => !allowedLower.includes(h) && !headerWildcard);
   if (missing.length) problems.push(`header${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not in the allowed ${allowedHeaders.join(', ') || '(none)'}`);
   return problems.length ? `refused: ${problems.join('; ')}` : `allowed: ${method} from ${origin}${asked.length ? ` with ${asked.join(', ')}` : ''}`;
 }

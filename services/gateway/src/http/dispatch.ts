@@ -74,7 +74,11 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
 
 /** OPTIONS, and any other method a path is not served with: answered from the rows at that path. */
 function otherMethod(ctx: RouteContext, allowed: HttpMethod[], routes: Route[]): Reply {
-  if (isPreflight(ctx)) return preflightReply(ctx, routes[0].cors, allowed);
+  if (isPreflight(ctx)) {
+    // The preflight is answered under the path's rows' policy, its CORS headers included (decorate reads ctx.route).
+    ctx.route = routes[0];
+    return preflightReply(ctx, routes[0].cors, allowed);
+  }
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
   if (ctx.method === 'OPTIONS') return empty(204, { Allow: allow });
   const reply = refusal(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}.`, ctx.requestId);
