@@ -15,6 +15,7 @@ fi
 
 ensure_helm   # the chart tests render deploy/helm with a real helm
 ensure_python_clients   # third-party clients for the interoperability tests
+ensure_chromium   # a real browser for the CORS lab test
 npm run build --silent
 npx tsc -p tsconfig.test.json
 

@@ -1,6 +1,7 @@
 # Installs what the integration tests need and a fresh machine of this project's
-# kind lacks: redis-server (Debian package) and FerretDB v1 (a MongoDB-wire
-# server, built with Go; there is no Docker engine and no MongoDB package here).
+# kind lacks: redis-server (Debian package), FerretDB v1 (a MongoDB-wire
+# server, built with Go; there is no Docker engine and no MongoDB package here)
+# and Chromium (Debian package) for the browser test of the CORS lab.
 # Sourced by scripts/test.sh. Idempotent: already-present tools are reused.
 
 FERRETDB_VERSION=v1.24.2
@@ -13,6 +14,19 @@ ensure_redis() {
   local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >&2
   command -v redis-server >/dev/null 2>&1 || { echo "provision: redis-server could not be installed" >&2; return 1; }
+}
+
+# The CORS lab is proven in a real browser (headless Chromium driven by
+# playwright-core). Playwright's own browser download cannot be reached from
+# machines of this kind, so the browser is Debian's package, launched from
+# CHROMIUM_PATH (test/support/browser.ts reads the same default).
+CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+ensure_chromium() {
+  [ -x "$CHROMIUM_PATH" ] && return 0
+  echo "provision: installing chromium (Debian package)" >&2
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2
+  [ -x "$CHROMIUM_PATH" ] || { echo "provision: chromium could not be installed at $CHROMIUM_PATH" >&2; return 1; }
 }
 
 # `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2` fails here: the

@@ -1,11 +1,22 @@
 import { playground } from '@sandbox/contracts';
 import { createLogger, startGrpcService, unaryHandlers, type RunningGrpcService } from '@sandbox/runtime';
 import type { PlaygroundConfig } from './config';
+import type { Sleep } from './domain/delay';
+import { playgroundHandlers } from './grpc/playground-handlers';
+import { timerSleep } from './grpc/sleep';
+import { uploadHandler } from './grpc/upload-handler';
 
-export async function start(config: PlaygroundConfig): Promise<RunningGrpcService> {
+export interface PlaygroundOptions {
+  /** How the response and timeout delays wait (tests watch every wait start and stop). */
+  sleep?: Sleep;
+}
+
+export async function start(config: PlaygroundConfig, options: PlaygroundOptions = {}): Promise<RunningGrpcService> {
   const logger = createLogger('playground', config.logLevel);
-  // The HTTP-practice RPCs arrive with their issue; until then they answer UNIMPLEMENTED.
-  const implementation = unaryHandlers<playground.PlaygroundServiceServer>(playground.PlaygroundServiceService, {}, logger);
+  const unary = unaryHandlers<playground.PlaygroundServiceServer>(playground.PlaygroundServiceService, playgroundHandlers(options.sleep ?? timerSleep), logger);
+  // unaryHandlers serves unary calls only; the client-streaming Upload keeps the same error boundary in its own handler.
+  const implementation: playground.PlaygroundServiceServer = { ...unary, upload: uploadHandler(logger) };
+  // Stateless: every answer is computed from the request alone, so there is nothing to depend on.
   return startGrpcService({
     protoService: 'sandbox.playground.v1.PlaygroundService',
     definition: playground.PlaygroundServiceService,
