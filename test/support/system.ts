@@ -11,6 +11,8 @@ export interface RunningSystem {
   env: NodeJS.ProcessEnv;
   /** Output of every process so far (JSON log lines), for assertions about logs. */
   output(): string;
+  /** The process id of each service as the launcher started it. */
+  pids: Readonly<Record<ServiceName, number>>;
   /** SIGTERM one service process and wait for it to exit. */
   stopService(name: ServiceName): Promise<void>;
   /** Start one service again, alone, with the system's environment (as `npm run start:<name>` would). */
@@ -89,6 +91,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 
     baseUrl: `http://127.0.0.1:${ports.gateway}`,
     env,
     output: () => output,
+    pids: pids as Record<ServiceName, number>,
     async stopService(name) {
       const child = extra.get(name);
       if (child?.pid) {

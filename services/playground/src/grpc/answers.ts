@@ -29,11 +29,13 @@ export function delayed(plan: (http: Inbound) => Planned, sleep: Sleep) {
   return async (http: Inbound, context: CallContext): Promise<Answer> => {
     const { delay, answer } = plan(http);
     if (delay.appliedMs > 0) {
+      const started = Date.now();
       try {
         await sleep(delay.appliedMs, context.signal);
       } catch (error) {
         if (!context.signal.aborted) throw error;
-        // Nobody is listening any more; the status only reaches the log.
+        // Nobody is listening any more: the wait ends here, and says so in the log (an operator sees abandoned waits).
+        context.logger.info({ requestId: context.requestId, delayMs: delay.appliedMs, waitedMs: Date.now() - started }, 'delay ended early: the call was cancelled');
         throw new AppError(GrpcStatus.CANCELLED, 'cancelled', `The call was cancelled during its ${delay.appliedMs} ms delay.`);
       }
     }
