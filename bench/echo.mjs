@@ -1,0 +1,76 @@
+// Benchmark for the HTTP-practice issue: GET /playground/echo?x=1 through the
+// gateway (and the playground service behind it) beside a bare node:http
+// server doing the same echo, in one run, rounds interleaved, medians quoted,
+// with the CPU each process spent per request (user + system, from /proc).
+// No target: the gRPC hop's cost is the cheap-hop issue's subject; this is its
+// starting point.
+//
+//   npm run build && node bench/echo.mjs [--rounds 3] [--duration 8] [--connections 16]
+import { fork } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, median, ROOT, startSandbox } from './lib.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const rounds = arg('rounds', 3);
+const duration = arg('duration', 8);
+const connections = arg('connections', 16);
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU seconds a process has used (user + system). */
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+};
+
+const sandbox = await startSandbox();
+try {
+  const port = await freePort();
+  const bare = fork(join(ROOT, 'bench/bare-echo.cjs'), { env: { PORT: String(port) } });
+  await new Promise((resolve) => bare.once('message', resolve));
+  const pids = Object.fromEntries(
+    [...readFileSync(sandbox.logFile, 'utf8').match(/Training Sandbox is ready at .*/)[0].matchAll(/(\w+)=(\d+)/g)].map((m) => [m[1], Number(m[2])]),
+  );
+
+  const measure = async (url, processes) => {
+    const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)]));
+    const result = await autocannon({ url, connections, duration, pipelining: 1 });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
+    const requests = result.requests.total;
+    const cpuMicros = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, ((cpuSeconds(pid) - before[name]) * 1e6) / requests]));
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpuMicros };
+  };
+
+  const runs = { bare: [], gateway: [] };
+  for (let round = 1; round <= rounds; round++) {
+    runs.bare.push(await measure(`http://127.0.0.1:${port}/playground/echo?x=1`, { bare: bare.pid }));
+    runs.gateway.push(await measure(`${sandbox.baseUrl}/playground/echo?x=1`, { gateway: pids.gateway, playground: pids.playground }));
+    console.error(`round ${round}/${rounds}: bare ${runs.bare.at(-1).rps.toFixed(0)}, gateway ${runs.gateway.at(-1).rps.toFixed(0)} rps`);
+  }
+  bare.kill();
+  const summarise = (list) => ({
+    rps: median(list.map((r) => r.rps)),
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+    cpuMicrosPerRequest: Object.fromEntries(Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))])),
+  });
+  const medians = { bare: summarise(runs.bare), gateway: summarise(runs.gateway) };
+  const report = {
+    when: new Date().toISOString(),
+    machine: { cores: (await import('node:os')).cpus().length, node: process.version },
+    rounds,
+    duration,
+    connections,
+    medians,
+    ratios: { gatewayVsBare: medians.gateway.rps / medians.bare.rps },
+  };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, `bench/results/echo-${report.when.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
+  console.log(JSON.stringify(report, null, 2));
+} finally {
+  await sandbox.stop();
+}
