@@ -220,6 +220,20 @@ describe('OAuth 2.0 through the gateway', () => {
     });
   });
 
+  it("token calls land in the app's request log, a refused one with the rule that failed", async () => {
+    const logged = await createApp(system.baseUrl, session, { scopes: ['hr:read'] });
+    expect((await token({ grant_type: 'client_credentials' }, { Authorization: basic(logged.appId, logged.appSecret) })).status).toBe(200);
+    expect((await token({ grant_type: 'client_credentials' }, { Authorization: basic(logged.appId, 'as_wrong') })).status).toBe(401);
+    const entries = await eventually(
+      async () => (await apiRequest(system.baseUrl, 'GET', `/api/apps/${logged.id}/logs`, { token: session })).json().entries as { path: string; status: number; authStyle: string; failure?: string }[],
+      (list) => list.filter((e) => e.path === '/oauth/token').length >= 2,
+      10_000,
+    );
+    const calls = entries.value.filter((e) => e.path === '/oauth/token');
+    expect(calls.map((e) => [e.status, e.authStyle])).toEqual(expect.arrayContaining([[200, 'oauth2'], [401, 'oauth2']]));
+    expect(calls.find((e) => e.status === 401)?.failure).toMatch(/^invalid_client: /);
+  });
+
   it('behind a TLS-terminating proxy, the issuer and every metadata URL are https', async () => {
     const proxied = await startSystem({ REDIS_URL: requireStoreUrls().redisUrl, TRUST_PROXY: 'true' });
     try {
