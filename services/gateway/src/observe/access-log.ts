@@ -17,7 +17,7 @@ export interface AccessLogLine {
  * requests a second would otherwise write as many lines, flooding a shared
  * cluster's log pipeline and spending a fifth of the gateway's CPU on them.
  * Nothing is lost that matters: failures of the gateway itself are logged on
- * their own (error-response.ts), and each app's request log is complete up to
+ * their own (http/errors.ts), and each app's request log is complete up to
  * its cap.
  */
 export class AccessLog {
