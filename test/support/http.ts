@@ -21,7 +21,11 @@ export function rawRequest(
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     // localAddress: any of 127.0.0.0/8, for tests that need several client addresses.
-    const requestOptions = { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false, localAddress: options.localAddress };
+    // A body always travels with its length: node sends a GET's body unframed otherwise, which the server reads as the next request.
+    const headers = options.body !== undefined && !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'content-length')
+      ? { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) }
+      : options.headers;
+    const requestOptions = { method: options.method ?? 'GET', headers, rejectUnauthorized: false, localAddress: options.localAddress };
     const req = client.request(target, requestOptions, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

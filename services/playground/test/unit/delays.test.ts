@@ -1,4 +1,4 @@
-import { AppError, GrpcStatus, type CallContext } from '@sandbox/runtime';
+import { AppError, createLogger, GrpcStatus, type CallContext } from '@sandbox/runtime';
 import { refusalOf } from '@sandbox/testing';
 import type { Sleep } from '../../src/domain/delay';
 import { planRespond, RESPOND_DELAY_CAP_MS } from '../../src/domain/respond';
@@ -118,7 +118,7 @@ describe('timeout', () => {
 });
 
 describe('waiting, and stopping when the call is cancelled', () => {
-  const context = (controller: AbortController): CallContext => ({ requestId: 'r1', metadata: undefined as never, signal: controller.signal, logger: undefined as never });
+  const context = (controller: AbortController): CallContext => ({ requestId: 'r1', metadata: undefined as never, signal: controller.signal, logger: createLogger('test', 'silent') });
 
   it('when the delay passes, then the planned answer comes back after sleeping exactly the applied delay', async () => {
     const waits: number[] = [];
