@@ -93,6 +93,11 @@ export class CredentialGuard {
     }));
   }
 
+  /** Whether `text` might hold a secret at all: one regex test, no allocation (the common request's whole cost). */
+  mayHold(text: string): boolean {
+    return text.length >= SHORTEST_MATCH && PREFILTER.test(text);
+  }
+
   /**
    * The first live-secret shape in `text`, if any. `requestHost` is the host
    * this request was addressed to, when the gateway derives its public base

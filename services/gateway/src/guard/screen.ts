@@ -71,7 +71,8 @@ export class RequestScreen {
 
   /** Segment by segment: "/" is a base64 character, so a key between two slashes would not stand alone in the whole path. */
   private path(ctx: RouteContext, host: () => string): CredentialMatch | undefined {
-    if (ctx.path.length < SHORTEST_MATCH) return undefined;
+    // Splitting allocates: only a path whose text might hold a secret is split (an encoded one is decoded first).
+    if (!this.guard.mayHold(ctx.path) && !ctx.path.includes('%')) return undefined;
     for (const segment of ctx.path.split('/')) {
       const found = segment.length >= SHORTEST_MATCH ? this.guard.find(segment.includes('%') ? safeDecode(segment) : segment, host) : undefined;
       if (found) return found;
