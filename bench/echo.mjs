@@ -10,15 +10,11 @@ import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, median, ROOT, startSandbox } from './lib.mjs';
+import { ROOT, freePort, median, numberArg, startSandbox } from './lib.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const rounds = arg('rounds', 3);
-const duration = arg('duration', 8);
-const connections = arg('connections', 16);
+const rounds = numberArg('rounds', 3);
+const duration = numberArg('duration', 8);
+const connections = numberArg('connections', 16);
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** CPU seconds a process has used (user + system). */
