@@ -6,8 +6,25 @@ import { freePort } from './ports';
 const ROOT = join(__dirname, '..', '..');
 type ServiceName = 'identity' | 'oauth' | 'data' | 'playground' | 'gateway';
 
+export interface SystemOptions {
+  timeoutMs?: number;
+  /** Give every process a metrics listener on a free port (metricsUrls). */
+  metrics?: boolean;
+}
+
+/** The variable naming each process's metrics port (the gateway's has no prefix). */
+export const METRICS_PORT_VARIABLES: Readonly<Record<ServiceName, string>> = {
+  gateway: 'METRICS_PORT',
+  identity: 'IDENTITY_METRICS_PORT',
+  oauth: 'OAUTH_METRICS_PORT',
+  data: 'DATA_METRICS_PORT',
+  playground: 'PLAYGROUND_METRICS_PORT',
+};
+
 export interface RunningSystem {
   baseUrl: string;
+  /** Each process's `GET /metrics` URL, when the system was started with `metrics: true`. */
+  metricsUrls?: Readonly<Record<ServiceName, string>>;
   env: NodeJS.ProcessEnv;
   /** Output of every process so far (JSON log lines), for assertions about logs. */
   output(): string;
@@ -25,8 +42,11 @@ export interface RunningSystem {
  * processes talking gRPC over loopback), on free ports, with the given extra
  * environment (e.g. MONGO_URL, REDIS_URL). Needs a build (npm test does it).
  */
-export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<RunningSystem> {
+export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, options: number | SystemOptions = {}): Promise<RunningSystem> {
+  const { timeoutMs = 60_000, metrics = false } = typeof options === 'number' ? { timeoutMs: options } : options;
   const ports = { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() };
+  const metricsPorts = metrics ? { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() } : undefined;
+  const metricsEnv = metricsPorts ? Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [METRICS_PORT_VARIABLES[name as ServiceName], String(port)])) : {};
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -42,6 +62,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 
     SESSION_SIGNING_KEY: randomBytes(32).toString('base64url'),
     PAGE_TOKEN_KEY: randomBytes(32).toString('base64url'),
     JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    ...metricsEnv,
     ...extraEnv,
   };
   let output = '';
@@ -89,6 +110,9 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, timeoutMs = 
 
   return {
     baseUrl: `http://127.0.0.1:${ports.gateway}`,
+    metricsUrls: metricsPorts
+      ? (Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, `http://127.0.0.1:${port}/metrics`])) as Record<ServiceName, string>)
+      : undefined,
     env,
     output: () => output,
     pids: pids as Record<ServiceName, number>,

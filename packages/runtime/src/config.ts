@@ -22,6 +22,14 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
 /** Common variable types, so every service reads them the same way. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  /** A port that may be left unset: empty means unset (0 is a port: any free one). */
+  optionalPort: () =>
+    z
+      .string()
+      .regex(/^$|^\d{1,5}$/, 'must be a port number (0-65535) or empty')
+      .optional()
+      .transform((v) => (v === undefined || v === '' ? undefined : Number(v)))
+      .refine((v) => v === undefined || v <= 65535, { message: 'must be a port number (0-65535) or empty' }),
   host: (fallback: string) => z.string().min(1).default(fallback),
   /** "host:port" of a gRPC peer (or a gRPC target such as dns:///name:port); empty means unset. */
   optionalAddress: () =>
@@ -56,4 +64,29 @@ export const env = {
 
 export function decodeKey(text: string): Buffer {
   return /^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0 ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64url');
+}
+
+/** Where a process serves its metrics (metrics.ts). */
+export interface MetricsListen {
+  host: string;
+  port: number;
+}
+
+/**
+ * `<PREFIX>METRICS_PORT` and `<PREFIX>METRICS_HOST`, to spread into a config
+ * schema: the gateway's have no prefix, a service's carry its name
+ * (`IDENTITY_METRICS_PORT`), since one environment reaches every process.
+ * Unset or empty port: no metrics listener. The host defaults to loopback.
+ */
+export function metricsVariables(prefix: string) {
+  return {
+    [`${prefix}METRICS_PORT`]: env.optionalPort(),
+    [`${prefix}METRICS_HOST`]: env.host('127.0.0.1'),
+  };
+}
+
+/** The metrics listener the parsed variables ask for, if any. */
+export function metricsListen(vars: Record<string, unknown>, prefix: string): MetricsListen | undefined {
+  const port = vars[`${prefix}METRICS_PORT`];
+  return typeof port === 'number' ? { host: String(vars[`${prefix}METRICS_HOST`]), port } : undefined;
 }

@@ -9,8 +9,9 @@ import {
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { fromServiceError } from './errors';
+import { fromServiceError, GrpcStatus } from './errors';
 import { REQUEST_ID_KEY } from './grpc-server';
+import { grpcMethodName, monotonicMs, type CallMetrics, type CallRecorder } from './metrics';
 
 export interface CallOptionsLite {
   /** Overrides the adapter's default deadline. */
@@ -60,6 +61,11 @@ export type PromiseClient<C> = {
   clientStream<Req, Res>(method: string, options?: CallOptionsLite): ClientStream<Req, Res>;
 };
 
+export interface PromiseClientOptions {
+  /** Counts and times every call by method and status code (sandbox_grpc_client_*), under the peer's name as the service. */
+  metrics?: CallMetrics;
+}
+
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ChannelOptions) => C;
 
 /**
@@ -83,9 +89,19 @@ export function promiseClient<C extends Client>(
   address: string,
   peer: string,
   defaultDeadlineMs: number,
+  { metrics }: PromiseClientOptions = {},
 ): PromiseClient<C> {
   const target = /^[a-z]+:/.test(address) ? address : `dns:///${address}`;
   const client = new Ctor(target, credentials.createInsecure(), CHANNEL_OPTIONS);
+  /** One recorder per method, made up front: a call only reads the clock twice and bumps two series. */
+  const recorders = new Map<string, CallRecorder>();
+  if (metrics) for (const [name, method] of Object.entries(definition)) recorders.set(name, metrics.recorder(peer, grpcMethodName(method.path)));
+  const timer = (name: string): ((error: ServiceError | null) => void) | undefined => {
+    const record = recorders.get(name);
+    if (!record) return undefined;
+    const started = monotonicMs();
+    return (error) => record(error ? error.code : GrpcStatus.OK, (monotonicMs() - started) / 1000);
+  };
   const callOptions = (options: CallOptionsLite) => {
     const metadata = new Metadata();
     if (options.requestId) metadata.set(REQUEST_ID_KEY, options.requestId);
@@ -97,9 +113,11 @@ export function promiseClient<C extends Client>(
     clientStream<Req, Res>(name: string, options: CallOptionsLite = {}): ClientStream<Req, Res> {
       const method = (client as unknown as Record<string, ClientStreamMethod<Req, Res>>)[name];
       const { metadata, deadline } = callOptions(options);
+      const finished = timer(name);
       let call!: ClientWritableStream<Req>;
       const response = new Promise<Res>((resolve, reject) => {
         call = method.call(client, metadata, { deadline }, (error, answer) => {
+          finished?.(error);
           options.signal?.removeEventListener('abort', cancel);
           if (error) reject(fromServiceError(error, peer));
           else resolve(answer);
@@ -123,7 +141,9 @@ export function promiseClient<C extends Client>(
     adapter[name] = (request: unknown, options: CallOptionsLite = {}) =>
       new Promise((resolve, reject) => {
         const { metadata, deadline } = callOptions(options);
+        const finished = timer(name);
         const call = method.call(client, request, metadata, { deadline }, (error, response) => {
+          finished?.(error);
           options.signal?.removeEventListener('abort', cancel);
           if (error) reject(fromServiceError(error, peer));
           else resolve(response);

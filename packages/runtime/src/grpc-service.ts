@@ -1,9 +1,12 @@
-import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { sendUnaryData, ServerErrorResponse, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { health } from '@sandbox/contracts';
+import type { MetricsListen } from './config';
 import { DependencyMonitor, type Dependency } from './dependency-monitor';
+import { GrpcStatus } from './errors';
 import { bindGrpcServer, createGrpcServer, shutdownGrpcServer } from './grpc-server';
 import { HealthRegistry, ServingStatus } from './health';
 import type { Logger } from './logger';
+import { grpcMethodName, grpcServerMetrics, monotonicMs, startMetricsServer, type CallMetrics, type MetricsServer, type Registry } from './metrics';
 
 /**
  * Health name for liveness probes: SERVING from bind until shutdown whatever
@@ -25,10 +28,19 @@ export interface GrpcServiceOptions {
   close?: () => Promise<void>;
   shutdownGraceMs?: number;
   dependencyCheckIntervalMs?: number;
+  /**
+   * The process's registry: the service's calls are counted there
+   * (sandbox_grpc_server_*, under `service`, its short name; health checks
+   * are not), and served on `listen` when given, from before the gRPC port
+   * is bound until after it is closed.
+   */
+  metrics?: { registry: Registry; service: string; listen?: MetricsListen };
 }
 
 export interface RunningGrpcService {
   port: number;
+  /** The metrics listener's port, when one was asked for. */
+  metricsPort?: number;
   health: HealthRegistry;
   stop(): Promise<void>;
 }
@@ -59,10 +71,19 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   );
 
   for (const name of [...overallNames, LIVENESS, ...dependencies.map((d) => d.name)]) registry.set(name, ServingStatus.NOT_SERVING);
+  const { metrics } = options;
+  const metricsServer = metrics?.listen ? await startMetricsServer(metrics.registry, metrics.listen, logger) : undefined;
   const server = createGrpcServer();
   server.addService(health.HealthService, registry.implementation());
-  server.addService(options.definition, options.implementation);
-  const port = await bindGrpcServer(server, options.host, options.port);
+  const implementation = metrics ? instrumentImplementation(options.definition, options.implementation, grpcServerMetrics(metrics.registry), metrics.service) : options.implementation;
+  server.addService(options.definition, implementation);
+  let port: number;
+  try {
+    port = await bindGrpcServer(server, options.host, options.port);
+  } catch (error) {
+    await metricsServer?.stop();
+    throw error;
+  }
   await monitor.start();
   registry.set(LIVENESS, ServingStatus.SERVING);
   refreshOverall();
@@ -70,6 +91,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
 
   return {
     port,
+    metricsPort: metricsServer?.port,
     health: registry,
     async stop() {
       if (stopping) return;
@@ -80,7 +102,58 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
       registry.close();
       await shutdownGrpcServer(server, options.shutdownGraceMs ?? 10_000);
       await options.close?.();
+      await metricsServer?.stop();
       logger.info('stopped');
     },
   };
+}
+
+type Handler = (call: { once(event: 'cancelled', listener: () => void): unknown }, callback: sendUnaryData<unknown>) => void;
+
+/**
+ * The service's handlers, each call counted and timed by method and status
+ * code: the one place every unary and client-streaming handler passes
+ * through (the health service is added beside it, so probes are not
+ * counted). The code is the handler's answer, or CANCELLED when the caller
+ * went away (or its deadline passed) before one.
+ */
+function instrumentImplementation(
+  definition: ServiceDefinition,
+  implementation: UntypedServiceImplementation,
+  metrics: CallMetrics,
+  service: string,
+): UntypedServiceImplementation {
+  const instrumented: UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(implementation)) {
+    const method = definition[name];
+    // Server-streaming methods answer without a callback; this project has none, so they pass through uncounted.
+    if (!method || method.responseStream) {
+      instrumented[name] = handler;
+      continue;
+    }
+    const record = metrics.recorder(service, grpcMethodName(method.path));
+    const serve = handler as unknown as Handler;
+    const wrapped: Handler = (call, callback) => {
+      const started = monotonicMs();
+      let recorded = false;
+      const finish = (code: number) => {
+        if (recorded) return;
+        recorded = true;
+        record(code, (monotonicMs() - started) / 1000);
+      };
+      call.once('cancelled', () => finish(GrpcStatus.CANCELLED));
+      try {
+        serve(call, (error, value, trailer, flags) => {
+          finish(error ? ((error as ServerErrorResponse).code ?? GrpcStatus.UNKNOWN) : GrpcStatus.OK);
+          callback(error, value, trailer, flags);
+        });
+      } catch (error) {
+        // grpc-js answers UNKNOWN for a handler that throws.
+        finish(GrpcStatus.UNKNOWN);
+        throw error;
+      }
+    };
+    instrumented[name] = wrapped as unknown as UntypedServiceImplementation[string];
+  }
+  return instrumented;
 }

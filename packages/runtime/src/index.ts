@@ -8,3 +8,5 @@ export * from './grpc-service';
 export * from './dependency-monitor';
 export * from './process-main';
 export * from './service-addresses';
+export * from './metrics';
+export * from './store-metrics';

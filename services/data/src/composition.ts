@@ -1,5 +1,5 @@
 import { data } from '@sandbox/contracts';
-import { createLogger, startGrpcService, unaryHandlers, type RunningGrpcService } from '@sandbox/runtime';
+import { createLogger, createMetricsRegistry, startGrpcService, unaryHandlers, type RunningGrpcService } from '@sandbox/runtime';
 import { pageTokenKeyOrRandom, type DataConfig } from './config';
 import { dataHandlers } from './grpc/data-handlers';
 
@@ -16,5 +16,7 @@ export async function start(config: DataConfig): Promise<RunningGrpcService> {
     port: config.port,
     logger,
     dependencies: [],
+    shutdownGraceMs: config.shutdownGraceMs,
+    metrics: { registry: createMetricsRegistry(), service: 'data', listen: config.metrics },
   });
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { decodeKey, env, loadConfig } from '@sandbox/runtime';
+import { decodeKey, env, loadConfig, metricsListen, metricsVariables } from '@sandbox/runtime';
 
 const schema = z
   .object({
@@ -13,12 +13,17 @@ const schema = z
      */
     PAGE_TOKEN_KEY: env.optionalKey(),
     LOG_LEVEL: env.logLevel(),
+    /** How long calls in flight may finish after SIGTERM before they are cut. */
+    SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    ...metricsVariables('DATA_'),
   })
   .transform((v) => ({
     host: v.DATA_GRPC_HOST,
     port: v.DATA_GRPC_PORT,
     pageTokenKey: v.PAGE_TOKEN_KEY ? decodeKey(v.PAGE_TOKEN_KEY) : undefined,
     logLevel: v.LOG_LEVEL,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    metrics: metricsListen(v, 'DATA_'),
   }));
 
 export type DataConfig = z.output<typeof schema>;

@@ -1,5 +1,5 @@
 import { data, health, identity, oauth, playground } from '@sandbox/contracts';
-import { promiseClient, type PromiseClient, type ServiceName } from '@sandbox/runtime';
+import { promiseClient, type CallMetrics, type PromiseClient, type ServiceName } from '@sandbox/runtime';
 import type { GatewayConfig } from './config';
 
 /** The gateway's only way to reach the services: promise adapters with deadlines. */
@@ -11,14 +11,16 @@ export interface BackendClients {
   health: Record<ServiceName, PromiseClient<health.HealthClient>>;
 }
 
-export function createBackendClients(config: GatewayConfig): BackendClients {
+/** `metrics` counts the calls of the four service clients; readiness health checks are not counted (nor are they on the servers). */
+export function createBackendClients(config: GatewayConfig, metrics?: CallMetrics): BackendClients {
   const { peers, grpcDeadlineMs: deadline } = config;
   const healthClient = (name: ServiceName) => promiseClient(health.HealthClient, health.HealthService, peers[name], name, deadline);
+  const options = { metrics };
   return {
-    identity: promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, peers.identity, 'identity', deadline),
-    oauth: promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, peers.oauth, 'oauth', deadline),
-    data: promiseClient(data.DataServiceClient, data.DataServiceService, peers.data, 'data', deadline),
-    playground: promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, peers.playground, 'playground', deadline),
+    identity: promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, peers.identity, 'identity', deadline, options),
+    oauth: promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, peers.oauth, 'oauth', deadline, options),
+    data: promiseClient(data.DataServiceClient, data.DataServiceService, peers.data, 'data', deadline, options),
+    playground: promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, peers.playground, 'playground', deadline, options),
     health: {
       identity: healthClient('identity'),
       oauth: healthClient('oauth'),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@sandbox/runtime';
+import { createLogger, createMetricsRegistry, startMetricsServer, type MetricsServer } from '@sandbox/runtime';
 import { Authenticator } from './auth/authenticate';
 import { createAuthSchemes } from './auth/schemes';
 import { closeBackendClients, createBackendClients } from './clients';
@@ -20,12 +20,15 @@ import { Router } from './http/router';
 import { createRequestListener } from './http/server';
 import { AccessLog } from './observe/access-log';
 import { recordFinishedRequests } from './observe/finished-requests';
+import { GatewayMetrics } from './observe/metrics';
 import { RequestLogRecorder } from './observe/request-log-recorder';
 import { buildRoutes } from './routes';
 
 export interface RunningGateway {
   port: number;
   url: string;
+  /** The metrics listener's port, when METRICS_PORT asked for one. */
+  metricsPort?: number;
   /** Serves a request made of parts through the same pipeline as the server, without a socket (after fastify's inject). */
   inject(parts: RequestParts): Promise<Reply>;
   stop(): Promise<void>;
@@ -33,10 +36,12 @@ export interface RunningGateway {
 
 export async function start(config: GatewayConfig): Promise<RunningGateway> {
   const logger = createLogger('gateway', config.logLevel);
-  const clients = createBackendClients(config);
+  const registry = createMetricsRegistry();
+  const metrics = new GatewayMetrics(registry);
+  const clients = createBackendClients(config, metrics.grpcClient);
   let draining = false;
   const authenticator = new Authenticator(createAuthSchemes(clients, config.credentialCacheMs));
-  const screen = new RequestScreen(new CredentialGuard({ allowedIssuerHosts: config.trustedIssuers }));
+  const screen = new RequestScreen(new CredentialGuard({ allowedIssuerHosts: config.trustedIssuers }), (id) => metrics.credentialRefused(id));
   const requestLogs = new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries }), logger, config.requestLogCapPerApp);
   const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
   const onFinished = recordFinishedRequests(accessLog, requestLogs);
@@ -51,11 +56,13 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
     isDraining: () => draining,
     runBatch: (ctx) => runBatch(ctx),
     screenFields: (ctx) => screen.multipartFields(ctx),
+    metrics,
   };
   const router = new Router(buildRoutes(deps));
   const dispatch = createDispatch(router, authenticator, screen, logger);
+  // Batch items are logged as requests, but counted only as part of their batch's one HTTP request.
   runBatch = createBatchRunner(dispatch, edge, onFinished);
-  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished });
+  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics });
 
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
@@ -66,10 +73,16 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   // Longer than the idle timeout of common load balancers, so they close first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  const metricsServer: MetricsServer | undefined = config.metrics ? await startMetricsServer(registry, config.metrics, logger) : undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    await metricsServer?.stop();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const scheme = config.tls ? 'https' : 'http';
   const url = `${scheme}://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
@@ -78,6 +91,7 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   return {
     port,
     url,
+    metricsPort: metricsServer?.port,
     inject: async (parts) => dispatch(new RouteContext(inboundRequest(parts), edge, () => undefined)),
     async stop() {
       draining = true;
@@ -96,6 +110,7 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
       await requestLogs.stop();
       accessLog.stop();
       closeBackendClients(clients);
+      await metricsServer?.stop();
       logger.info('stopped');
     },
   };

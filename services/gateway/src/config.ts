@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { allPeerVariables, env, loadConfig, peerAddresses } from '@sandbox/runtime';
+import { allPeerVariables, env, loadConfig, metricsListen, metricsVariables, peerAddresses } from '@sandbox/runtime';
 
 const schema = z
   .object({
@@ -31,6 +31,8 @@ const schema = z
     /** The identity provider trusted for portal sessions (identity's variable): its tokens are no production credential here. */
     EXTERNAL_IDP_ISSUER: env.optionalUrl(['http', 'https']),
     LOG_LEVEL: env.logLevel(),
+    /** The metrics listener (GET /metrics), on a port of its own; unset port: none. */
+    ...metricsVariables(''),
     ...allPeerVariables(),
   })
   .refine((v) => Boolean(v.TLS_CERT_FILE) === Boolean(v.TLS_KEY_FILE), {
@@ -52,6 +54,7 @@ const schema = z
     pageCache: { maxBytes: Math.round(v.DATA_PAGE_CACHE_MB * 1024 * 1024), ttlMs: v.DATA_PAGE_CACHE_TTL_MS },
     accessLogLinesPerSecond: v.ACCESS_LOG_LINES_PER_SECOND,
     logLevel: v.LOG_LEVEL,
+    metrics: metricsListen(v, ''),
     trustedIssuers: [v.PUBLIC_BASE_URL, v.EXTERNAL_IDP_ISSUER].filter((url): url is string => Boolean(url)),
     peers: peerAddresses(v),
   }));

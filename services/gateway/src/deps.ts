@@ -4,6 +4,7 @@ import type { BackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { RouteContext } from './http/context';
 import type { Reply } from './http/reply';
+import type { GatewayMetrics } from './observe/metrics';
 
 /** What route modules are given: the clients, config and shared gateway services. */
 export interface GatewayDeps {
@@ -18,4 +19,6 @@ export interface GatewayDeps {
   runBatch(ctx: RouteContext): Promise<Reply>;
   /** A multipart parser that passes each plain field of an upload through the production-credential guard; it throws on a match. */
   screenFields(ctx: RouteContext): { write(chunk: Buffer): void; end(): void };
+  /** Where routes report what they keep (the page cache); absent where rows are built without a server. */
+  metrics?: GatewayMetrics;
 }

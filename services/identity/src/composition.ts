@@ -1,7 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { createRemoteJWKSet } from 'jose';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { identity } from '@sandbox/contracts';
-import { createLogger, startGrpcService, type Dependency, type Logger, type RunningGrpcService } from '@sandbox/runtime';
+import {
+  createLogger,
+  createMetricsRegistry,
+  instrumentStore,
+  startGrpcService,
+  storeMetrics,
+  type Dependency,
+  type Logger,
+  type Registry,
+  type RunningGrpcService,
+  type StoreKind,
+} from '@sandbox/runtime';
 import type { IdentityConfig } from './config';
 import { AccountService } from './domain/accounts';
 import { AppService } from './domain/apps';
@@ -14,6 +26,7 @@ import { SignInThrottle, type SignInLimiters } from './domain/sign-in-throttle';
 import { CredentialVerifier } from './domain/verification';
 import { identityHandlers } from './grpc/identity-handlers';
 import type { AppStore } from './stores/app-store';
+import { DuplicateKeyError } from './stores/errors';
 import { MemoryAppStore } from './stores/memory-app-store';
 import { MemoryRequestLogStore } from './stores/memory-request-log-store';
 import { MemorySessionStore } from './stores/memory-session-store';
@@ -87,6 +100,32 @@ async function openStores(config: IdentityConfig): Promise<Stores> {
   }
 }
 
+/**
+ * The stores as the domain sees them, each operation counted and timed
+ * (sandbox_store_operation*): `apps.insert`, `signIn.address.consume`...
+ * A duplicate refused by a unique index and a sign-in limit reached are
+ * answers, not store failures.
+ */
+function instrumentStores(stores: Stores, config: IdentityConfig, registry: Registry): Stores {
+  const metrics = storeMetrics(registry);
+  const durable: StoreKind = config.mongoUrl ? 'mongodb' : 'memory';
+  const counters: StoreKind = config.redisUrl ? 'redis' : 'memory';
+  const isAnswer = (reason: unknown) => reason instanceof DuplicateKeyError || reason instanceof RateLimiterRes;
+  const wrap = <T extends object>(store: T, kind: StoreKind, prefix: string) => instrumentStore(store, kind, metrics, { prefix, isAnswer });
+  return {
+    ...stores,
+    users: wrap(stores.users, durable, 'users.'),
+    sessions: wrap(stores.sessions, durable, 'sessions.'),
+    apps: wrap(stores.apps, durable, 'apps.'),
+    logs: wrap(stores.logs, durable, 'logs.'),
+    signIn: {
+      addressAndAccount: wrap(stores.signIn.addressAndAccount, counters, 'signIn.addressAndAccount.'),
+      address: wrap(stores.signIn.address, counters, 'signIn.address.'),
+      account: wrap(stores.signIn.account, counters, 'signIn.account.'),
+    },
+  };
+}
+
 /** The configured keys, or (embedded default only: config refuses this with MONGO_URL) random ones for this process. */
 function resolveKeys(config: IdentityConfig, logger: Logger): { credential: Buffer; session: Buffer } {
   const credential = config.credentialEncryptionKey ?? randomBytes(32);
@@ -110,7 +149,8 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
   if (config.mongoUrl && !config.redisUrl) {
     logger.warn('REDIS_URL is not set: failed sign-ins are counted in this process only, so replicas do not share their counts');
   }
-  const stores = await openStores(config);
+  const registry = createMetricsRegistry();
+  const stores = instrumentStores(await openStores(config), config, registry);
 
   const crypto = new CredentialCrypto(keys.credential);
   const verifier = new CredentialVerifier(stores.apps, crypto, config.verificationCacheMs);
@@ -145,6 +185,8 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
       port: config.port,
       logger,
       dependencies: stores.dependencies,
+      shutdownGraceMs: config.shutdownGraceMs,
+      metrics: { registry, service: 'identity', listen: config.metrics },
       close: async () => {
         clearInterval(cleanup);
         await stores.close();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeKey, env, loadConfig } from '@sandbox/runtime';
+import { decodeKey, env, loadConfig, metricsListen, metricsVariables } from '@sandbox/runtime';
 
 const seconds = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -35,6 +35,9 @@ const schema = z
     PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
     LOG_LEVEL: env.logLevel(),
+    /** How long calls in flight may finish after SIGTERM before they are cut. */
+    SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    ...metricsVariables('IDENTITY_'),
   })
   .superRefine((v, ctx) => {
     // With a database, credentials and sessions outlive the process, so the keys
@@ -67,6 +70,8 @@ const schema = z
     passwordHashing: { concurrency: v.PASSWORD_HASH_CONCURRENCY, maxWaiting: v.PASSWORD_HASH_QUEUE },
     verificationCacheMs: v.VERIFICATION_CACHE_MS,
     logLevel: v.LOG_LEVEL,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    metrics: metricsListen(v, 'IDENTITY_'),
   }));
 
 export type IdentityConfig = z.output<typeof schema>;

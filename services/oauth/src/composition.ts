@@ -1,5 +1,15 @@
 import { identity, oauth } from '@sandbox/contracts';
-import { createLogger, promiseClient, startGrpcService, unaryHandlers, type RunningGrpcService } from '@sandbox/runtime';
+import {
+  createLogger,
+  createMetricsRegistry,
+  grpcClientMetrics,
+  instrumentStore,
+  promiseClient,
+  startGrpcService,
+  storeMetrics,
+  unaryHandlers,
+  type RunningGrpcService,
+} from '@sandbox/runtime';
 import type { OAuthConfig } from './config';
 import { AppDirectory } from './domain/app-directory';
 import { systemClock, type Clock } from './domain/clock';
@@ -23,9 +33,12 @@ async function openStore(config: OAuthConfig, clock: Clock): Promise<EphemeralSt
 export async function start(config: OAuthConfig, options: { clock?: Clock } = {}): Promise<RunningGrpcService> {
   const logger = createLogger('oauth', config.logLevel);
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config, clock);
+  const registry = createMetricsRegistry();
+  const store = instrumentStore(await openStore(config, clock), config.redisUrl ? 'redis' : 'memory', storeMetrics(registry), { prefix: 'ephemeral.' });
   if (!config.signingKeyPem) logger.warn('JWT_SIGNING_KEY is not set: tokens are signed with a per-process key and do not survive a restart');
-  const identityClient = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, config.identityAddress, 'identity', 5000);
+  const identityClient = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, config.identityAddress, 'identity', 5000, {
+    metrics: grpcClientMetrics(registry),
+  });
   const deps: OAuthDeps = {
     config,
     logger,
@@ -47,6 +60,8 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
     port: config.port,
     logger,
     dependencies: config.redisUrl ? [{ name: 'redis', ping: () => store.ping() }] : [],
+    shutdownGraceMs: config.shutdownGraceMs,
+    metrics: { registry, service: 'oauth', listen: config.metrics },
     close: async () => {
       identityClient.close();
       await store.close();

@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
-import { env, loadConfig, peerAddress, peerVariables } from '@sandbox/runtime';
+import { env, loadConfig, metricsListen, metricsVariables, peerAddress, peerVariables } from '@sandbox/runtime';
 
 /** A PEM private key, as a file's contents or with its newlines written as \n (one line in an env file). */
 const pemPrivateKey = () =>
@@ -38,6 +38,9 @@ const schema = z
     /** Lifetime of refresh tokens (each use rotates it and restarts this). */
     REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
     LOG_LEVEL: env.logLevel(),
+    /** How long calls in flight may finish after SIGTERM before they are cut. */
+    SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    ...metricsVariables('OAUTH_'),
     ...peerVariables('identity'),
   })
   .transform((v) => ({
@@ -48,6 +51,8 @@ const schema = z
     accessTokenTtlSeconds: v.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,
     logLevel: v.LOG_LEVEL,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    metrics: metricsListen(v, 'OAUTH_'),
     identityAddress: peerAddress(v, 'identity'),
   }));
 

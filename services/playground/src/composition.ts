@@ -1,5 +1,5 @@
 import { playground } from '@sandbox/contracts';
-import { createLogger, startGrpcService, unaryHandlers, type RunningGrpcService } from '@sandbox/runtime';
+import { createLogger, createMetricsRegistry, startGrpcService, unaryHandlers, type RunningGrpcService } from '@sandbox/runtime';
 import type { PlaygroundConfig } from './config';
 import type { Sleep } from './domain/delay';
 import { playgroundHandlers } from './grpc/playground-handlers';
@@ -25,5 +25,7 @@ export async function start(config: PlaygroundConfig, options: PlaygroundOptions
     port: config.port,
     logger,
     dependencies: [],
+    shutdownGraceMs: config.shutdownGraceMs,
+    metrics: { registry: createMetricsRegistry(), service: 'playground', listen: config.metrics },
   });
 }

@@ -25,6 +25,9 @@ interface Entry {
 export class PageCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** Lookups since start that found a live page, and those that did not (read by the metrics when scraped). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly maxBytes: number,
@@ -35,12 +38,17 @@ export class PageCache {
 
   get(key: string): CachedPage | undefined {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
+    if (!entry) {
+      this.misses++;
+      return undefined;
+    }
     if (entry.expiresAt <= this.now()) {
       this.remove(key, entry.page);
+      this.misses++;
       return undefined;
     }
     entry.used = true;
+    this.hits++;
     return entry.page;
   }
 

@@ -12,7 +12,11 @@ import { refusalMessage, SHORTEST_MATCH, type CredentialGuard, type CredentialMa
  * not scanned (docs/security.md).
  */
 export class RequestScreen {
-  constructor(private readonly guard: CredentialGuard) {}
+  constructor(
+    private readonly guard: CredentialGuard,
+    /** Told the pattern id of each refusal (the metrics count them); never the value. */
+    private readonly onRefused: (patternId: string) => void = () => undefined,
+  ) {}
 
   /** The path, the query and every header, before the request is routed. */
   head(ctx: RouteContext): void {
@@ -21,10 +25,10 @@ export class RequestScreen {
     if (inPath) {
       // The path goes to the access log: this one must not.
       ctx.withheldPath = true;
-      throw refused(inPath);
+      throw this.refused(inPath);
     }
     const found = this.query(ctx, host) ?? this.headers(ctx, host);
-    if (found) throw refused(found);
+    if (found) throw this.refused(found);
   }
 
   /** A body the route read (JSON or form), before its handler sees it. */
@@ -32,7 +36,7 @@ export class RequestScreen {
     const host = () => new URL(ctx.baseUrl).host;
     const body = ctx.body as FormBody | Record<string, unknown> | undefined;
     const found = body && 'pairs' in body && Array.isArray(body.pairs) ? this.guard.scanFields(body.pairs, host) : this.guard.scanJson(body, host);
-    if (found) throw refused(found);
+    if (found) throw this.refused(found);
   }
 
   /**
@@ -54,7 +58,7 @@ export class RequestScreen {
     parser.on('file', (_name, file) => file.resume());
     parser.on('error', () => undefined);
     const check = () => {
-      if (match) throw refused(match);
+      if (match) throw this.refused(match);
     };
     return {
       write(chunk) {
@@ -67,6 +71,11 @@ export class RequestScreen {
         check();
       },
     };
+  }
+
+  private refused(match: CredentialMatch): AppError {
+    this.onRefused(match.id);
+    return new AppError(GrpcStatus.INVALID_ARGUMENT, 'production_credential_refused', refusalMessage(match));
   }
 
   /** Segment by segment: "/" is a base64 character, so a key between two slashes would not stand alone in the whole path. */
@@ -97,8 +106,6 @@ export class RequestScreen {
     return undefined;
   }
 }
-
-const refused = (match: CredentialMatch) => new AppError(GrpcStatus.INVALID_ARGUMENT, 'production_credential_refused', refusalMessage(match));
 
 function safeDecode(segment: string): string {
   try {

@@ -11,12 +11,27 @@ import type { Matched, Router } from './router';
 /** Called once per request when its answer is finished (composition.ts: the access log and the app's request log). */
 export type OnRequestFinished = (ctx: RouteContext, status: number) => void;
 
+/** Counts each finished request under its route's path pattern, never its path (observe/metrics.ts). */
+export interface RequestMetrics {
+  observe(route: string, method: string, status: number, startedAt: bigint): void;
+}
+
+/** The route label of a request whose path no row serves (a 404 of no row, an absolute-form target, a refused Expect). */
+export const UNMATCHED = 'unmatched';
+
+/** The pattern of the rows serving the path, which a 405 or OPTIONS shares with its path's rows. */
+function patternOf(matched: Matched | undefined): string {
+  if (matched === undefined || matched.kind === 'none') return UNMATCHED;
+  return matched.kind === 'route' ? matched.route.path : matched.routes[0].path;
+}
+
 export interface RequestListenerOptions {
   router: Router;
   dispatch: Dispatch;
   edge: EdgeOptions;
   logger: Logger;
   onFinished: OnRequestFinished;
+  metrics?: RequestMetrics;
 }
 
 /**
@@ -29,7 +44,11 @@ export interface RequestListenerOptions {
  * answered by the dispatcher too, so a 404 has one look everywhere.
  */
 export function createRequestListener(options: RequestListenerOptions): { listener: RequestListener; app: Express; answerExpectation: RequestListener } {
-  const { router, dispatch, edge, logger, onFinished } = options;
+  const { router, dispatch, edge, logger, onFinished, metrics } = options;
+  const finished = (ctx: RouteContext, route: string, status: number) => {
+    onFinished(ctx, status);
+    metrics?.observe(route, ctx.method, status, ctx.startedAt);
+  };
 
   const serve = (req: IncomingMessage, res: ServerResponse, matched?: Matched) => {
     const ctx = new RouteContext(req, edge, (abort) =>
@@ -37,7 +56,8 @@ export function createRequestListener(options: RequestListenerOptions): { listen
         if (!res.writableFinished) abort();
       }),
     );
-    res.once('finish', () => onFinished(ctx, res.statusCode));
+    const route = patternOf(matched);
+    res.once('finish', () => finished(ctx, route, res.statusCode));
     const reply = dispatch(ctx, matched);
     if (reply instanceof Promise) void reply.then((r) => write(res, r, ctx, logger));
     else write(res, reply, ctx, logger);
@@ -46,7 +66,7 @@ export function createRequestListener(options: RequestListenerOptions): { listen
   /** Expect other than 100-continue: node would answer 417 with an empty body; this gives it the error shape. */
   const answerExpectation = (req: IncomingMessage, res: ServerResponse) => {
     const ctx = new RouteContext(req, edge, () => undefined);
-    res.once('finish', () => onFinished(ctx, res.statusCode));
+    res.once('finish', () => finished(ctx, UNMATCHED, res.statusCode));
     const refused = refusal(417, 'expectation_failed', 'Only "Expect: 100-continue" is supported; send the request without this Expect header.', ctx.requestId);
     refused.headers.Connection = 'close';
     write(res, decorate(ctx, refused), ctx, logger);

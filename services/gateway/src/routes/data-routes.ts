@@ -18,6 +18,7 @@ export const DATA_ROOT = '/playground/data';
 export function dataRoutes(deps: GatewayDeps): Route[] {
   const { data } = deps.clients;
   const cache = new PageCache(deps.config.pageCache.maxBytes, deps.config.pageCache.ttlMs);
+  deps.metrics?.watchPageCache(cache);
   const rootUrl = (ctx: RouteContext) => ctx.baseUrl + DATA_ROOT;
 
   /** The service's page, for a cache miss or a caller without the cached page's scope (the service answers 403 itself). */
