@@ -6,7 +6,8 @@
 # writable path (works with a read-only root filesystem), holds no secrets:
 # keys and store URLs come from the environment at run time.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The Active LTS line (Node 20 is past its end of life).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # Every workspace's package.json, for `npm ci` to install against the lockfile
 # before any source is copied (so a source change does not redo the install).
@@ -43,7 +44,11 @@ FROM ${NODE_IMAGE} AS runtime
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \
   && groupadd --system --gid 10001 sandbox \
-  && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sandbox
+  && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sandbox \
+  && install -d -o 10001 -g 10001 -m 0700 /run/sandbox-keys
+# /run/sandbox-keys is where docker compose mounts the keys volume: an empty
+# named volume takes the owner and mode of the image's directory, so the keys
+# service (UID 10001, read-only root) can write there and nobody else can read.
 ENV NODE_ENV=production
 WORKDIR /app
 # Owned by root and not writable by the service user: the image cannot be changed from inside.
@@ -56,8 +61,9 @@ COPY --from=build /app/services/oauth/dist/ services/oauth/dist/
 COPY --from=build /app/services/data/dist/ services/data/dist/
 COPY --from=build /app/services/playground/dist/ services/playground/dist/
 COPY --from=build /app/services/gateway/dist/ services/gateway/dist/
-# Used by docker-compose healthchecks (Kubernetes probes need no helper).
-COPY deploy/docker/healthcheck.cjs deploy/docker/healthcheck.cjs
+# Scripts run with plain `node`: docker compose's healthcheck (Kubernetes
+# probes need none) and keys service, and the smoke test `helm test` runs.
+COPY deploy/docker/*.cjs deploy/docker/
 # Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd.
 USER 10001:10001
 EXPOSE 8080 50051 50052 50053 50054
