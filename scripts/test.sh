@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/provision.sh
 source scripts/lib/helm.sh
+source scripts/lib/compose-schema.sh
 
 if [ -z "${MONGO_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   start_test_stores
@@ -14,6 +15,8 @@ if [ -z "${MONGO_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
 fi
 
 ensure_helm   # the chart tests render deploy/helm with a real helm
+ensure_kubernetes_validate   # ...and validate what it renders against the Kubernetes API schemas
+ensure_compose_schema   # the Compose Specification schema docker-compose.yml is validated against
 ensure_python_clients   # third-party clients for the interoperability tests
 ensure_chromium   # a real browser for the CORS lab test
 npm run build --silent

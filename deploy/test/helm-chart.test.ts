@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,18 +7,28 @@ import { parseAllDocuments } from 'yaml';
 
 // Renders the chart with the real helm (built into .tools by scripts/lib/helm.sh)
 // and checks what a cluster would receive: hardening, probes, the network model,
-// secrets handling and the values schema.
+// the in-cluster stores, generated keys, timeouts, metrics and the values
+// schema; then validates every manifest against the Kubernetes API's schemas
+// (kubernetes-validate, provisioned into .tools by scripts/lib/provision.sh).
 
 const ROOT = resolve(__dirname, '..', '..');
 const HELM = join(ROOT, '.tools', 'helm');
 const CHART = join(ROOT, 'deploy', 'helm', 'training-sandbox');
 const PRODUCTION_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'production-values.yaml');
+const IN_CLUSTER_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'in-cluster-stores-values.yaml');
+const KUBERNETES_VALIDATE = join(ROOT, '.tools', 'kubernetes-validate', 'bin', 'kubernetes-validate');
+/** The newest Kubernetes release kubernetes-validate ships schemas for (scripts/lib/provision.sh pins it). */
+const KUBERNETES_VERSION = '1.37.0';
 const RELEASE = 'ts';
 const PREFIX = `${RELEASE}-training-sandbox`;
 const GRPC_SERVICES = { identity: 50051, oauth: 50052, data: 50053, playground: 50054 } as const;
 const SERVICES = ['gateway', ...Object.keys(GRPC_SERVICES)] as const;
-const SECRET_KEYS = ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'PAGE_TOKEN_KEY'];
-const SERVICES_DRAIN_SECONDS = 10;
+const SECRET_KEYS = ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'PAGE_TOKEN_KEY', 'JWT_SIGNING_KEY'];
+const GENERATED_KEYS = ['CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'PAGE_TOKEN_KEY', 'JWT_SIGNING_KEY'];
+const STORES = { mongodb: 27017, redis: 6379 } as const;
+const METRICS_PORT = 9090;
+/** The longest request the sandbox holds open: /playground/timeout's 60 s. */
+const LONGEST_REQUEST_SECONDS = 60;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests are untyped YAML
 type Manifest = Record<string, any>;
@@ -41,10 +52,14 @@ function helm(args: string[]) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-function render(args: string[] = [], chart = CHART): Manifest[] {
+function renderText(args: string[] = [], chart = CHART): string {
   const { status, stdout, stderr } = helm(['template', RELEASE, chart, '--namespace', 'sandbox', ...args]);
   if (status !== 0) throw new Error(`helm template failed (${status}): ${stderr}`);
-  const documents = parseAllDocuments(stdout);
+  return stdout;
+}
+
+function render(args: string[] = [], chart = CHART): Manifest[] {
+  const documents = parseAllDocuments(renderText(args, chart));
   const manifests: Manifest[] = [];
   for (const document of documents) {
     if (document.errors.length > 0) throw new Error(`unparseable YAML from helm: ${document.errors[0]!.message}`);
@@ -61,6 +76,14 @@ const named = (manifests: Manifest[], kind: string, name: string) => {
   return found;
 };
 const deployment = (manifests: Manifest[], service: string) => named(manifests, 'Deployment', `${PREFIX}-${service}`);
+/** Every pod template the chart renders: Deployments, StatefulSets and the `helm test` pod. */
+const podSpecs = (manifests: Manifest[]): Array<{ name: string; pod: Manifest }> => [
+  ...manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet').map((m) => ({ name: m.metadata.name, pod: m.spec.template.spec })),
+  ...ofKind(manifests, 'Pod').map((m) => ({ name: m.metadata.name, pod: m.spec })),
+];
+const podAnnotations = (manifests: Manifest[], service: string): Record<string, string> => deployment(manifests, service).spec.template.metadata.annotations ?? {};
+const secretData = (manifests: Manifest[], name: string): Record<string, string> =>
+  Object.fromEntries(Object.entries(named(manifests, 'Secret', name).data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
 const containerOf = (manifests: Manifest[], service: string): Container => deployment(manifests, service).spec.template.spec.containers[0];
 const envOf = (container: Container): Record<string, Manifest> => Object.fromEntries(container.env.map((e: Manifest) => [e.name, e]));
 const componentSelector = (service: string) => ({
@@ -68,6 +91,21 @@ const componentSelector = (service: string) => ({
   'app.kubernetes.io/instance': RELEASE,
   'app.kubernetes.io/component': service,
 });
+/**
+ * Validates a ServiceMonitor against the prometheus-operator CRD's schema as
+ * @kubernetes-models/prometheus-operator ships it (kubernetes-validate knows
+ * only the core API). That package is ESM-only, so it runs in a child node.
+ */
+function serviceMonitorProblems(monitor: Manifest): string {
+  const script = `
+    import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+    let input = '';
+    for await (const chunk of process.stdin) input += chunk;
+    try { new ServiceMonitor(JSON.parse(input)).validate(); } catch (error) { console.log(error.message); }`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, input: JSON.stringify(monitor), encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`could not run the ServiceMonitor validation: ${result.stderr}`);
+  return result.stdout.trim();
+}
 const isSubset = (subset: Record<string, string>, of: Record<string, string>) => Object.entries(subset).every(([k, v]) => of[k] === v);
 
 beforeAll(() => {
@@ -77,6 +115,10 @@ beforeAll(() => {
     const built = spawnSync('bash', ['-c', 'source scripts/lib/helm.sh && ensure_helm'], { cwd: ROOT, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`could not build helm: ${built.stderr}`);
   }
+  if (!existsSync(KUBERNETES_VALIDATE)) {
+    const installed = spawnSync('bash', ['-c', 'source scripts/lib/provision.sh && ensure_kubernetes_validate'], { cwd: ROOT, encoding: 'utf8' });
+    if (installed.status !== 0) throw new Error(`could not install kubernetes-validate: ${installed.stderr}`);
+  }
 }, 15 * 60_000);
 
 afterAll(() => rmSync(helmHome, { recursive: true, force: true }));
@@ -84,6 +126,7 @@ afterAll(() => rmSync(helmHome, { recursive: true, force: true }));
 describe.each([
   ['default values', [] as string[]],
   ['production values', ['-f', PRODUCTION_VALUES]],
+  ['in-cluster stores values', ['-f', IN_CLUSTER_VALUES]],
 ])('the chart with %s', (_label, args) => {
   let manifests: Manifest[];
   beforeAll(() => {
@@ -97,12 +140,14 @@ describe.each([
 
   it('when rendered, then there is one Deployment and one Service per service', () => {
     expect(ofKind(manifests, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(SERVICES.map((s) => `${PREFIX}-${s}`).sort());
-    expect(ofKind(manifests, 'Service').map((d) => d.metadata.name).sort()).toEqual(SERVICES.map((s) => `${PREFIX}-${s}`).sort());
+    const services = ofKind(manifests, 'Service').map((d) => d.metadata.name);
+    expect(services).toEqual(expect.arrayContaining(SERVICES.map((s) => `${PREFIX}-${s}`)));
   });
 
-  it('when rendered, then every container runs as non-root with a read-only root, no capabilities and no escalation', () => {
-    for (const d of ofKind(manifests, 'Deployment')) {
-      const pod = d.spec.template.spec;
+  it('when rendered, then every container (services, stores, the helm test pod) runs as non-root with a read-only root, no capabilities and no escalation', () => {
+    const pods = podSpecs(manifests);
+    expect(pods.length).toBeGreaterThanOrEqual(SERVICES.length + 1);
+    for (const { pod } of pods) {
       expect(pod.automountServiceAccountToken).toBe(false);
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
@@ -122,8 +167,8 @@ describe.each([
   });
 
   it('when rendered, then every container has cpu and memory requests and limits', () => {
-    for (const d of ofKind(manifests, 'Deployment')) {
-      for (const c of d.spec.template.spec.containers) {
+    for (const { pod } of podSpecs(manifests)) {
+      for (const c of pod.containers) {
         expect({ name: c.name, resources: c.resources }).toMatchObject({
           resources: {
             requests: { cpu: expect.anything(), memory: expect.anything() },
@@ -137,7 +182,7 @@ describe.each([
   it('when rendered, then every gRPC service is probed over grpc.health.v1 for "" on its own port', () => {
     for (const [service, port] of Object.entries(GRPC_SERVICES)) {
       const c = containerOf(manifests, service);
-      expect(c.ports).toEqual([{ name: 'grpc', containerPort: port, protocol: 'TCP' }]);
+      expect(c.ports.filter((p: Manifest) => p.name !== 'metrics')).toEqual([{ name: 'grpc', containerPort: port, protocol: 'TCP' }]);
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
         // Readiness follows the store (""); startup and liveness only ask whether the process answers.
         const healthName = probe === 'readinessProbe' ? '' : 'liveness';
@@ -152,11 +197,24 @@ describe.each([
     expect(c.livenessProbe.httpGet).toMatchObject({ path: '/health', port: 'http' });
   });
 
-  it('when rendered, then pods get longer to stop than the pre-stop pause plus the services\' drain', () => {
+  it('when rendered, then pods get longer to stop than the pre-stop pause plus their own drain', () => {
     for (const d of ofKind(manifests, 'Deployment')) {
       const pod = d.spec.template.spec;
       const pause = Number(pod.containers[0].lifecycle?.preStop?.exec?.command?.[1] ?? 0);
-      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(SERVICES_DRAIN_SECONDS + pause);
+      const drainSeconds = Number(envOf(pod.containers[0]).SHUTDOWN_GRACE_MS?.value) / 1000;
+      expect(drainSeconds).toBeGreaterThanOrEqual(10);
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(drainSeconds + pause);
+    }
+  });
+
+  it('when a rollout stops the gateway or playground, then a 60 s request still finishes before the pod is killed', () => {
+    for (const service of ['gateway', 'playground']) {
+      const pod = deployment(manifests, service).spec.template.spec;
+      const pause = Number(pod.containers[0].lifecycle?.preStop?.exec?.command?.[1] ?? 0);
+      const drainSeconds = Number(envOf(pod.containers[0]).SHUTDOWN_GRACE_MS?.value) / 1000;
+      expect({ service, drainSeconds }).toEqual({ service, drainSeconds: expect.any(Number) });
+      expect(drainSeconds).toBeGreaterThan(LONGEST_REQUEST_SECONDS);
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(pause + drainSeconds);
     }
   });
 
@@ -180,11 +238,12 @@ describe.each([
         if (SECRET_KEYS.includes(e.name)) expect({ name: e.name, ref: e.valueFrom?.secretKeyRef?.key }).toEqual({ name: e.name, ref: e.name });
       }
     }
-    const wanted = { identity: ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY'], oauth: ['REDIS_URL'], data: ['PAGE_TOKEN_KEY'] };
+    const wanted = { identity: ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY'], oauth: ['REDIS_URL', 'JWT_SIGNING_KEY'], data: ['PAGE_TOKEN_KEY'] };
     for (const [service, keys] of Object.entries(wanted)) {
       const env = envOf(containerOf(manifests, service));
-      for (const key of keys) expect(env[key]?.valueFrom?.secretKeyRef?.optional).not.toBe(true);
+      for (const key of keys) expect({ service, key, ref: env[key]?.valueFrom?.secretKeyRef }).toEqual({ service, key, ref: { name: expect.any(String), key } });
     }
+    for (const service of ['gateway', 'playground']) expect(containerOf(manifests, service).env.filter((e: Manifest) => e.valueFrom)).toEqual([]);
   });
 
   it('when rendered, then a deny-all policy covers every pod of the release', () => {
@@ -199,7 +258,7 @@ describe.each([
   it("when rendered, then identity's policy admits only the gateway and oauth, on its gRPC port", () => {
     const policy = named(manifests, 'NetworkPolicy', `${PREFIX}-identity`);
     expect(policy.spec.podSelector.matchLabels).toEqual(componentSelector('identity'));
-    expect(policy.spec.ingress).toEqual([
+    expect(policy.spec.ingress.filter((rule: Manifest) => rule.ports.some((p: Manifest) => p.port !== METRICS_PORT))).toEqual([
       {
         from: [{ podSelector: { matchLabels: componentSelector('gateway') } }, { podSelector: { matchLabels: componentSelector('oauth') } }],
         ports: [{ port: 50051, protocol: 'TCP' }],
@@ -210,7 +269,7 @@ describe.each([
   it('when rendered, then oauth, data and playground admit only the gateway', () => {
     for (const service of ['oauth', 'data', 'playground'] as const) {
       const policy = named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`);
-      expect(policy.spec.ingress).toEqual([
+      expect(policy.spec.ingress.filter((rule: Manifest) => rule.ports.some((p: Manifest) => p.port !== METRICS_PORT))).toEqual([
         { from: [{ podSelector: { matchLabels: componentSelector('gateway') } }], ports: [{ port: GRPC_SERVICES[service], protocol: 'TCP' }] },
       ]);
     }
@@ -220,7 +279,7 @@ describe.each([
     const peerTargets = (service: string) =>
       named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`)
         .spec.egress.flatMap((rule: Manifest) => (rule.to ?? []).map((peer: Manifest) => peer.podSelector?.matchLabels?.['app.kubernetes.io/component']))
-        .filter((c: string | undefined) => c !== undefined)
+        .filter((c: string | undefined) => c !== undefined && (SERVICES as readonly string[]).includes(c))
         .sort();
     expect(peerTargets('gateway')).toEqual(['data', 'identity', 'oauth', 'playground']);
     expect(peerTargets('oauth')).toEqual(['identity']);
@@ -238,6 +297,60 @@ describe.each([
   it('when rendered, then every Deployment that is not autoscaled has a PDB allowing one pod down at a time', () => {
     for (const pdb of ofKind(manifests, 'PodDisruptionBudget')) expect(pdb.spec.maxUnavailable).toBe(1);
   });
+
+  it('when rendered, then every service serves metrics on its own port, announced for scraping, and no traffic Service or Ingress routes to it', () => {
+    for (const service of SERVICES) {
+      const c = containerOf(manifests, service);
+      expect(c.ports).toContainEqual({ name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' });
+      const prefix = service === 'gateway' ? '' : `${service.toUpperCase()}_`;
+      expect({ service, port: envOf(c)[`${prefix}METRICS_PORT`]?.value, host: envOf(c)[`${prefix}METRICS_HOST`]?.value }).toEqual({ service, port: String(METRICS_PORT), host: '0.0.0.0' });
+      expect(podAnnotations(manifests, service)).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(METRICS_PORT), 'prometheus.io/path': '/metrics' });
+      expect(named(manifests, 'Service', `${PREFIX}-${service}`).spec.ports.map((p: Manifest) => p.targetPort)).not.toContain('metrics');
+    }
+    const metrics = named(manifests, 'Service', `${PREFIX}-metrics`);
+    expect(metrics.spec).toMatchObject({ clusterIP: 'None', ports: [{ name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' }] });
+    const selected = ofKind(manifests, 'Deployment')
+      .concat(ofKind(manifests, 'StatefulSet'))
+      .filter((d) => isSubset(metrics.spec.selector, d.spec.template.metadata.labels))
+      .map((d) => d.metadata.name)
+      .sort();
+    expect(selected).toEqual(SERVICES.map((s) => `${PREFIX}-${s}`).sort());
+    for (const ingress of ofKind(manifests, 'Ingress')) {
+      for (const rule of ingress.spec.rules) for (const path of rule.http.paths) expect(path.backend.service).toEqual({ name: `${PREFIX}-gateway`, port: { name: 'http' } });
+    }
+  });
+
+  it('when rendered, then each service admits the scraper on the metrics port only, and nobody else there', () => {
+    for (const service of SERVICES) {
+      const rules = named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.ingress as Manifest[];
+      const onMetrics = rules.filter((rule) => rule.ports.some((p: Manifest) => p.port === METRICS_PORT));
+      expect(onMetrics).toEqual([
+        {
+          ports: [{ port: METRICS_PORT, protocol: 'TCP' }],
+          from: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+              podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+            },
+          ],
+        },
+      ]);
+    }
+  });
+
+  it('when validated offline against the Kubernetes API schemas, then every manifest is valid (strict: no unknown field)', () => {
+    const file = join(helmHome, `rendered-${_label.replace(/\W+/g, '-')}.yaml`);
+    writeFileSync(file, renderText(args));
+    const result = spawnSync(KUBERNETES_VALIDATE, ['--strict', '--kubernetes-version', KUBERNETES_VERSION, file], { encoding: 'utf8' });
+    if (result.error) throw result.error;
+    const output = result.stdout + result.stderr;
+    expect({ status: result.status, errors: output.split('\n').filter((line) => line.startsWith('ERROR')) }).toEqual({ status: 0, errors: [] });
+    // Every kind the chart renders has a schema there, except the operator's ServiceMonitor (checked below).
+    const unknown = output.split('\n').filter((line) => /Couldn't find schema/.test(line) && !/kind ServiceMonitor /.test(line));
+    expect(unknown).toEqual([]);
+    const passed = output.split('\n').filter((line) => / passed for resource /.test(line));
+    expect(passed).toHaveLength(manifests.filter((m) => m.kind !== 'ServiceMonitor').length);
+  });
 });
 
 describe('the chart with default values', () => {
@@ -246,17 +359,176 @@ describe('the chart with default values', () => {
     manifests = render();
   });
 
-  it('when rendered, then there is no HPA and no Ingress, every service has a PDB, and the gateway does not trust proxy headers', () => {
+  it('when rendered, then there is no HPA, no Ingress and no ServiceMonitor, every service has a PDB, and the gateway does not trust proxy headers', () => {
     expect(ofKind(manifests, 'HorizontalPodAutoscaler')).toEqual([]);
     expect(ofKind(manifests, 'Ingress')).toEqual([]);
+    expect(ofKind(manifests, 'ServiceMonitor')).toEqual([]);
     expect(ofKind(manifests, 'PodDisruptionBudget')).toHaveLength(5);
     expect(envOf(containerOf(manifests, 'gateway')).TRUST_PROXY?.value).toBe('false');
   });
 
-  it('when no secret value is given, then the chart renders an empty Secret that the pods reference', () => {
+  it('when no key is given, then each is generated: 32 random bytes, and an RSA private key for JWT_SIGNING_KEY', () => {
+    const keys = secretData(manifests, `${PREFIX}-secrets`);
+    expect(Object.keys(keys).sort()).toEqual([...GENERATED_KEYS].sort());
+    for (const key of ['CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'PAGE_TOKEN_KEY']) {
+      // The services decode keys as hex or base64 (runtime's decodeKey); 32 bytes at least.
+      expect({ key, bytes: Buffer.from(keys[key]!, 'base64url').length }).toEqual({ key, bytes: 32 });
+    }
+    const jwtKey = createPrivateKey(keys.JWT_SIGNING_KEY!);
+    expect(jwtKey.asymmetricKeyType).toBe('rsa');
+    expect(jwtKey.asymmetricKeyDetails?.modulusLength).toBeGreaterThanOrEqual(2048);
     const secret = named(manifests, 'Secret', `${PREFIX}-secrets`);
-    expect(secret.data ?? {}).toEqual({});
-    expect(envOf(containerOf(manifests, 'identity')).MONGO_URL?.valueFrom.secretKeyRef.name).toBe(`${PREFIX}-secrets`);
+    expect(secret.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+  });
+
+  it('when rendered twice with no cluster to look in, then the generated keys differ (they are random, not fixed in the chart)', () => {
+    const again = secretData(render(), `${PREFIX}-secrets`);
+    const first = secretData(manifests, `${PREFIX}-secrets`);
+    for (const key of GENERATED_KEYS) expect({ key, same: again[key] === first[key] }).toEqual({ key, same: false });
+  });
+});
+
+describe('generated keys across an upgrade (lookup simulated)', () => {
+  // helm template cannot reach a cluster, so `lookup` finds nothing. The chart
+  // reads the cluster only in templates/_lookup.tpl; a copy of the chart gets
+  // a version of that file that answers with the Secrets the first render
+  // produced, as the cluster would hold them after the install.
+  let copy: string;
+  let installed: Manifest[];
+  let upgraded: Manifest[];
+  let upgradedAgain: Manifest[];
+  beforeAll(() => {
+    installed = render();
+    const recorded = Object.fromEntries(ofKind(installed, 'Secret').map((s) => [s.metadata.name, s.data]));
+    copy = mkdtempSync(join(tmpdir(), 'chart-lookup-'));
+    cpSync(CHART, copy, { recursive: true });
+    writeFileSync(join(copy, 'recorded-secrets.json'), JSON.stringify(recorded));
+    writeFileSync(
+      join(copy, 'templates', '_lookup.tpl'),
+      '{{- define "ts.clusterSecretData" -}}\n{{- toYaml (index (.root.Files.Get "recorded-secrets.json" | fromJson) .name | default dict) -}}\n{{- end -}}\n',
+    );
+    upgraded = render([], copy);
+    upgradedAgain = render([], copy);
+  });
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it('when the chart is upgraded, then every generated key and store password is kept', () => {
+    for (const name of [`${PREFIX}-secrets`, `${PREFIX}-stores`]) expect(secretData(upgraded, name)).toEqual(secretData(installed, name));
+  });
+
+  it('when the chart is upgraded twice with nothing changed, then no pod annotation changes, so nothing restarts', () => {
+    const annotations = (manifests: Manifest[]) =>
+      manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet').map((m) => [m.metadata.name, m.spec.template.metadata.annotations]);
+    expect(annotations(upgradedAgain)).toEqual(annotations(upgraded));
+    expect(annotations(upgraded)).toEqual(annotations(installed));
+  });
+
+  it('when a key is then given in the values, then it replaces the kept one and only the pods reading it roll', () => {
+    const given = render(['--set-string', `secrets.values.PAGE_TOKEN_KEY=${'cd'.repeat(32)}`], copy);
+    expect(secretData(given, `${PREFIX}-secrets`).PAGE_TOKEN_KEY).toBe('cd'.repeat(32));
+    expect(secretData(given, `${PREFIX}-secrets`).SESSION_SIGNING_KEY).toBe(secretData(installed, `${PREFIX}-secrets`).SESSION_SIGNING_KEY);
+    expect(podAnnotations(given, 'data')['checksum/secrets']).not.toBe(podAnnotations(upgraded, 'data')['checksum/secrets']);
+    for (const service of ['identity', 'oauth']) expect(podAnnotations(given, service)['checksum/secrets']).toBe(podAnnotations(upgraded, service)['checksum/secrets']);
+  });
+});
+
+describe('the chart with its in-cluster stores (the default)', () => {
+  let manifests: Manifest[];
+  beforeAll(() => {
+    manifests = render();
+  });
+
+  it('when rendered, then MongoDB and Redis run as single-replica StatefulSets on persistent volumes kept after uninstall', () => {
+    expect(ofKind(manifests, 'StatefulSet').map((s) => s.metadata.name).sort()).toEqual([`${PREFIX}-mongodb`, `${PREFIX}-redis`]);
+    for (const [store, port] of Object.entries(STORES)) {
+      const set = named(manifests, 'StatefulSet', `${PREFIX}-${store}`);
+      expect(set.spec).toMatchObject({ replicas: 1, serviceName: `${PREFIX}-${store}`, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain' } });
+      expect(set.spec.volumeClaimTemplates).toEqual([expect.objectContaining({ metadata: expect.objectContaining({ name: 'data' }) })]);
+      expect(set.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toMatch(/Gi$/);
+      const c = set.spec.template.spec.containers[0];
+      expect(c.ports).toEqual([{ name: store, containerPort: port, protocol: 'TCP' }]);
+      expect(c.volumeMounts).toContainEqual(expect.objectContaining({ name: 'data' }));
+      expect(c.readinessProbe.exec.command.join(' ')).toMatch(store === 'mongodb' ? /mongosh .*ping/ : /redis-cli .*ping/);
+      expect(named(manifests, 'Service', `${PREFIX}-${store}`).spec).toMatchObject({ clusterIP: 'None', ports: [{ port, targetPort: store }] });
+    }
+  });
+
+  it('when rendered, then the stores require a password kept in the stores Secret, never on a command line', () => {
+    const stores = secretData(manifests, `${PREFIX}-stores`);
+    const mongo = named(manifests, 'StatefulSet', `${PREFIX}-mongodb`).spec.template.spec.containers[0];
+    expect(envOf(mongo).MONGO_INITDB_ROOT_PASSWORD?.valueFrom.secretKeyRef).toEqual({ name: `${PREFIX}-stores`, key: 'mongodb-password' });
+    const redis = named(manifests, 'StatefulSet', `${PREFIX}-redis`).spec.template.spec.containers[0];
+    expect(redis.command).toEqual(['redis-server', '/etc/redis/redis.conf']);
+    expect(stores['redis.conf']).toContain(`requirepass ${stores['redis-password']}`);
+    expect(stores['redis.conf']).toContain('maxmemory-policy noeviction');
+    expect(stores['mongodb-password']).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(stores['redis-password']).toMatch(/^[A-Za-z0-9]{32}$/);
+    const elsewhere = JSON.stringify(manifests.filter((m) => m.kind !== 'Secret'));
+    for (const password of [stores['mongodb-password']!, stores['redis-password']!]) expect(elsewhere).not.toContain(password);
+  });
+
+  it('when rendered, then identity and oauth read URLs that reach the chart\'s stores with those passwords', () => {
+    const stores = secretData(manifests, `${PREFIX}-stores`);
+    expect(new URL(stores.MONGO_URL!)).toMatchObject({ protocol: 'mongodb:', hostname: `${PREFIX}-mongodb`, port: '27017', pathname: '/training-sandbox' });
+    expect(decodeURIComponent(new URL(stores.MONGO_URL!).password)).toBe(stores['mongodb-password']);
+    expect(new URL(stores.REDIS_URL!)).toMatchObject({ protocol: 'redis:', hostname: `${PREFIX}-redis`, port: '6379' });
+    expect(decodeURIComponent(new URL(stores.REDIS_URL!).password)).toBe(stores['redis-password']);
+    for (const [service, keys] of [['identity', ['MONGO_URL', 'REDIS_URL']], ['oauth', ['REDIS_URL']]] as const) {
+      for (const key of keys) expect(envOf(containerOf(manifests, service))[key]?.valueFrom.secretKeyRef).toEqual({ name: `${PREFIX}-stores`, key });
+    }
+  });
+
+  it('when rendered, then MongoDB admits only identity and Redis only identity and oauth, and neither reaches anything', () => {
+    const callers = { mongodb: ['identity'], redis: ['identity', 'oauth'] };
+    for (const [store, port] of Object.entries(STORES)) {
+      const policy = named(manifests, 'NetworkPolicy', `${PREFIX}-${store}`);
+      expect(policy.spec.podSelector.matchLabels).toEqual(componentSelector(store));
+      expect(policy.spec.policyTypes.sort()).toEqual(['Egress', 'Ingress']);
+      expect(policy.spec.egress ?? []).toEqual([]);
+      expect(policy.spec.ingress).toEqual([
+        { from: callers[store as keyof typeof callers].map((c) => ({ podSelector: { matchLabels: componentSelector(c) } })), ports: [{ port, protocol: 'TCP' }] },
+      ]);
+    }
+  });
+
+  it('when rendered, then identity and oauth may reach the store pods on the store ports only', () => {
+    const storeEgress = (service: string) =>
+      (named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.egress as Manifest[])
+        .filter((rule) => (rule.to ?? []).some((peer: Manifest) => peer.podSelector?.matchLabels?.['app.kubernetes.io/component'] in STORES))
+        .map((rule) => ({ to: rule.to[0].podSelector.matchLabels['app.kubernetes.io/component'], ports: rule.ports }));
+    expect(storeEgress('identity')).toEqual([
+      { to: 'mongodb', ports: [{ port: 27017, protocol: 'TCP' }] },
+      { to: 'redis', ports: [{ port: 6379, protocol: 'TCP' }] },
+    ]);
+    expect(storeEgress('oauth')).toEqual([{ to: 'redis', ports: [{ port: 6379, protocol: 'TCP' }] }]);
+    // No rule open to any address on a store port.
+    for (const service of ['identity', 'oauth']) {
+      for (const rule of named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.egress) expect(rule.to).toBeDefined();
+    }
+  });
+});
+
+describe('stores brought by the team (stores.mode external) or none (memory)', () => {
+  it('when external, then no store is rendered and the services read MONGO_URL and REDIS_URL from the keys Secret', () => {
+    const manifests = render(['-f', PRODUCTION_VALUES]);
+    expect(ofKind(manifests, 'StatefulSet')).toEqual([]);
+    expect(envOf(containerOf(manifests, 'identity')).MONGO_URL?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-secrets', key: 'MONGO_URL' });
+    expect(envOf(containerOf(manifests, 'oauth')).REDIS_URL?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-secrets', key: 'REDIS_URL' });
+  });
+
+  it('when memory, then no store, no store URL and no store egress are rendered, and keys are still generated for every replica to share', () => {
+    const manifests = render(['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.data.replicas=3']);
+    expect(ofKind(manifests, 'StatefulSet')).toEqual([]);
+    expect(ofKind(manifests, 'Secret').map((s) => s.metadata.name)).toEqual([`${PREFIX}-secrets`]);
+    for (const service of ['identity', 'oauth']) {
+      const env = envOf(containerOf(manifests, service));
+      expect({ service, mongo: env.MONGO_URL, redis: env.REDIS_URL }).toEqual({ service, mongo: undefined, redis: undefined });
+      const ports = named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.egress.flatMap((r: Manifest) => r.ports.map((p: Manifest) => p.port));
+      expect(ports).not.toContain(27017);
+      expect(ports).not.toContain(6379);
+    }
+    expect(deployment(manifests, 'data').spec.replicas).toBe(3);
+    expect(envOf(containerOf(manifests, 'data')).PAGE_TOKEN_KEY?.valueFrom.secretKeyRef.name).toBe(`${PREFIX}-secrets`);
   });
 });
 
@@ -279,18 +551,90 @@ describe('the chart with production values (HPA, Ingress, existingSecret)', () =
     );
   });
 
-  it('when the Ingress is on, then it routes to the gateway and the gateway trusts proxy headers', () => {
+  it('when the Ingress is on, then it routes to the gateway, the gateway trusts proxy headers, and only the controller and the helm test pod reach it', () => {
     const [ingress] = ofKind(manifests, 'Ingress');
     expect(ingress!.spec.rules[0].http.paths[0].backend.service).toEqual({ name: `${PREFIX}-gateway`, port: { name: 'http' } });
     expect(envOf(containerOf(manifests, 'gateway')).TRUST_PROXY?.value).toBe('true');
-    expect(named(manifests, 'NetworkPolicy', `${PREFIX}-gateway`).spec.ingress[0].from).toEqual([
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
-    ]);
+    expect(named(manifests, 'NetworkPolicy', `${PREFIX}-gateway`).spec.ingress[0]).toEqual({
+      ports: [{ port: 8080, protocol: 'TCP' }],
+      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }, { podSelector: { matchLabels: componentSelector('smoke-test') } }],
+    });
   });
 
   it('when existingSecret is set, then no Secret is rendered and the pods read the named one', () => {
     expect(ofKind(manifests, 'Secret')).toEqual([]);
     expect(envOf(containerOf(manifests, 'oauth')).REDIS_URL?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-secrets', key: 'REDIS_URL' });
+    expect(envOf(containerOf(manifests, 'oauth')).JWT_SIGNING_KEY?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-secrets', key: 'JWT_SIGNING_KEY' });
+  });
+
+  it('when the ServiceMonitor is on, then it selects the metrics Service, scrapes its metrics port and names each process, and its labels are the operator\'s selector', () => {
+    const [monitor] = ofKind(manifests, 'ServiceMonitor');
+    const metrics = named(manifests, 'Service', `${PREFIX}-metrics`);
+    expect(isSubset(monitor!.spec.selector.matchLabels, metrics.metadata.labels)).toBe(true);
+    expect(monitor!.metadata.labels.release).toBe('kube-prometheus-stack');
+    expect(monitor!.spec.namespaceSelector).toEqual({ matchNames: ['sandbox'] });
+    expect(monitor!.spec.endpoints).toEqual([
+      expect.objectContaining({ port: 'metrics', path: '/metrics', relabelings: [expect.objectContaining({ targetLabel: 'component' })] }),
+    ]);
+  });
+
+  it('when the ServiceMonitor is checked against the operator\'s schema, then it is valid, and a broken one is not', () => {
+    const [monitor] = ofKind(manifests, 'ServiceMonitor');
+    expect(serviceMonitorProblems(monitor!)).toBe('');
+    const broken = structuredClone(monitor!);
+    broken.spec.endpoints[0].interval = 'every minute';
+    expect(serviceMonitorProblems(broken)).toContain('interval');
+  });
+});
+
+describe('long requests and large bodies through an Ingress', () => {
+  const ingressAnnotations = (args: string[]) => ofKind(render(['--set', 'ingress.enabled=true', ...args]), 'Ingress')[0]!.metadata.annotations as Record<string, string>;
+
+  it.each([
+    ['ingress-nginx', { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '75', 'nginx.ingress.kubernetes.io/proxy-send-timeout': '75', 'nginx.ingress.kubernetes.io/proxy-body-size': '32m', 'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off' }],
+    ['nginx', { 'nginx.org/proxy-read-timeout': '75s', 'nginx.org/client-max-body-size': '32m' }],
+    ['haproxy', { 'haproxy.org/timeout-server': '75s' }],
+    ['alb', { 'alb.ingress.kubernetes.io/load-balancer-attributes': 'idle_timeout.timeout_seconds=75' }],
+  ])('when the controller is %s, then the Ingress carries a read timeout above 60 s and a body limit above 25 MiB where it has one', (controller, expected) => {
+    expect(ingressAnnotations(['--set', `ingress.controller=${controller}`])).toMatchObject(expected);
+  });
+
+  it('when the controller is traefik or none, then no controller annotation is added', () => {
+    for (const controller of ['traefik', 'none']) expect(ingressAnnotations(['--set', `ingress.controller=${controller}`]) ?? {}).toEqual({});
+  });
+
+  it('when the team sets an annotation itself, then theirs wins', () => {
+    const annotations = ingressAnnotations(['--set-string', 'ingress.annotations.nginx\\.ingress\\.kubernetes\\.io/proxy-read-timeout=300']);
+    expect(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout']).toBe('300');
+  });
+});
+
+describe('the helm test pod', () => {
+  let manifests: Manifest[];
+  beforeAll(() => {
+    manifests = render(['-f', IN_CLUSTER_VALUES]);
+  });
+
+  it('when rendered, then it is a test hook that runs the smoke test against the gateway Service, from the same image', () => {
+    const pod = named(manifests, 'Pod', `${PREFIX}-smoke-test`);
+    expect(pod.metadata.annotations['helm.sh/hook']).toBe('test');
+    expect(pod.spec.restartPolicy).toBe('Never');
+    const c = pod.spec.containers[0];
+    expect(c.image).toBe(containerOf(manifests, 'gateway').image);
+    // The in-cluster fixture has the gateway serve TLS itself.
+    expect(c.command).toEqual(['node', '/app/deploy/docker/smoke-test.cjs', `https://${PREFIX}-gateway:80`]);
+    expect(existsSync(join(ROOT, 'deploy', 'docker', 'smoke-test.cjs'))).toBe(true);
+  });
+
+  it('when rendered, then its policy lets it reach only DNS and the gateway\'s port', () => {
+    const policy = named(manifests, 'NetworkPolicy', `${PREFIX}-smoke-test`);
+    expect(policy.spec.podSelector.matchLabels).toEqual(componentSelector('smoke-test'));
+    expect(policy.spec.ingress ?? []).toEqual([]);
+    const targets = policy.spec.egress.map((rule: Manifest) => ({ to: rule.to[0].podSelector.matchLabels, ports: rule.ports.map((p: Manifest) => `${p.protocol}/${p.port}`) }));
+    expect(targets).toEqual([
+      { to: { 'k8s-app': 'kube-dns' }, ports: ['UDP/53', 'TCP/53'] },
+      { to: componentSelector('gateway'), ports: ['TCP/8080'] },
+    ]);
   });
 });
 
@@ -302,7 +646,8 @@ describe('secret values given to the chart', () => {
     SESSION_SIGNING_KEY: 'Zt6Lq1Wd8Rf3Hn5Jb0Kc7Xv2Mp9Sg4Ya6Ue1Io8Py3A',
     PAGE_TOKEN_KEY: '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff',
   };
-  const setArgs = Object.entries(secrets).flatMap(([k, v]) => ['--set-string', `secrets.values.${k}=${v}`]);
+  // Store URLs are the team's own only with stores.mode external.
+  const setArgs = ['--set', 'stores.mode=external', ...Object.entries(secrets).flatMap(([k, v]) => ['--set-string', `secrets.values.${k}=${v}`])];
 
   it('when rendered, then they appear only in the Secret, base64-encoded', () => {
     const manifests = render(setArgs);
@@ -332,6 +677,20 @@ describe('secret values given to the chart', () => {
   });
 });
 
+describe('the offline validation itself', () => {
+  it('when a manifest has a field the Kubernetes API does not know, or a wrong type, then kubernetes-validate refuses it', () => {
+    const manifests = render();
+    const broken = structuredClone(deployment(manifests, 'data'));
+    broken.spec.template.spec.containers[0].readinessProbe.grpcc = broken.spec.template.spec.containers[0].readinessProbe.grpc;
+    broken.spec.replicas = 'two';
+    const file = join(helmHome, 'broken.yaml');
+    writeFileSync(file, JSON.stringify(broken));
+    const result = spawnSync(KUBERNETES_VALIDATE, ['--strict', '--kubernetes-version', KUBERNETES_VERSION, file], { encoding: 'utf8' });
+    expect(result.status).not.toBe(0);
+    expect(result.stdout + result.stderr).toMatch(/ERROR .*(grpcc|replicas)/);
+  });
+});
+
 describe('the values schema', () => {
   it.each([
     ['an unknown key on a service', ['--set', 'services.gateway.bogus=1'], "additional properties 'bogus' not allowed"],
@@ -339,7 +698,16 @@ describe('the values schema', () => {
     ['an unknown key in the defaults', ['--set', 'defaults.hpa.bogus=1'], "additional properties 'bogus' not allowed"],
     ['a service the system does not have', ['--set', 'services.billing.port=1'], "additional properties 'billing' not allowed"],
     ['a key too short to be 32 bytes', ['--set', 'secrets.values.PAGE_TOKEN_KEY=short'], 'PAGE_TOKEN_KEY'],
-    ['a MONGO_URL that is not a MongoDB URL', ['--set', 'secrets.values.MONGO_URL=http://x'], 'MONGO_URL'],
+    ['a MONGO_URL that is not a MongoDB URL', ['--set', 'stores.mode=external', '--set', 'secrets.values.MONGO_URL=http://x'], 'MONGO_URL'],
+    ['a JWT_SIGNING_KEY that is not a PEM private key', ['--set', 'secrets.values.JWT_SIGNING_KEY=not-a-key'], 'JWT_SIGNING_KEY'],
+    ['memory mode with two replicas by default', ['--set', 'stores.mode=memory'], '/defaults/replicas'],
+    ['memory mode with two identity replicas', ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.identity.replicas=2'], '/services/identity/replicas'],
+    ['memory mode with an HPA on oauth', ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.oauth.hpa.enabled=true'], '/services/oauth/hpa/enabled'],
+    ['memory mode with HPAs by default', ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'defaults.hpa.enabled=true'], '/defaults/hpa/enabled'],
+    ['external stores without their URLs', ['--set', 'stores.mode=external'], '/secrets/values/MONGO_URL'],
+    ['a store URL with the in-cluster stores', ['--set', 'secrets.values.REDIS_URL=redis://elsewhere:6379'], '/secrets/values/REDIS_URL'],
+    ['a store mode the chart does not have', ['--set', 'stores.mode=cloud'], '/stores/mode'],
+    ['an Ingress read timeout the 60 s timeout endpoint would outlast', ['--set', 'ingress.timeoutSeconds=60'], '/ingress/timeoutSeconds'],
   ])('when given %s, then helm template fails and names it', (_label, args, message) => {
     const { status, stderr } = helm(['template', RELEASE, CHART, ...args]);
     expect(status).not.toBe(0);
@@ -358,6 +726,16 @@ describe('the values schema', () => {
     expect(stderr).toContain('services.data: terminationGracePeriodSeconds');
   });
 
+  it('when the Ingress body limit is below the 25 MiB uploads, then the render fails and says why', () => {
+    const { status, stderr } = helm(['template', RELEASE, CHART, '--set', 'ingress.maxBodySize=10m']);
+    expect(status).not.toBe(0);
+    expect(stderr).toContain('ingress.maxBodySize (10m) must be at least 26m');
+  });
+
+  it('when memory mode keeps identity and oauth to one replica, then the render succeeds', () => {
+    expect(() => render(['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1'])).not.toThrow();
+  });
+
   it('when every object in the schema is checked, then each closes its properties', () => {
     const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8'));
     const open: string[] = [];
@@ -365,7 +743,8 @@ describe('the values schema', () => {
       if (!node || typeof node !== 'object') return;
       const n = node as Record<string, unknown>;
       if (n.properties && n.additionalProperties !== false) open.push(path);
-      for (const [key, child] of Object.entries(n)) walk(child, `${path}/${key}`);
+      // if/then only add conditions to objects already closed where they are declared.
+      for (const [key, child] of Object.entries(n)) if (key !== 'if' && key !== 'then') walk(child, `${path}/${key}`);
     };
     walk(schema, '#');
     expect(open).toEqual([]);

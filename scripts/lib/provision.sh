@@ -61,13 +61,30 @@ ensure_ferretdb() {
 PYTHON_CLIENT_PACKAGES=(requests==2.32.3 requests-oauthlib==2.0.0 oauthlib==3.3.1 PyJWT==2.15.1 cryptography==50.0.2)
 PYTHON_CLIENTS_DIR="$TOOLS_DIR/python-clients"
 ensure_python_clients() {
-  local marker="$PYTHON_CLIENTS_DIR/.installed-$(printf '%s_' "${PYTHON_CLIENT_PACKAGES[@]}" | tr '=' '-')"
+  ensure_python_venv "$PYTHON_CLIENTS_DIR" "${PYTHON_CLIENT_PACKAGES[@]}"
+}
+
+# The chart's manifests are validated offline against the Kubernetes API's own
+# schemas: kubernetes-validate ships them for every release it knows (1.37.0 is
+# the newest Kubernetes it covers).
+KUBERNETES_VALIDATE_PACKAGES=(kubernetes-validate==1.37.0)
+KUBERNETES_VALIDATE_DIR="$TOOLS_DIR/kubernetes-validate"
+ensure_kubernetes_validate() {
+  ensure_python_venv "$KUBERNETES_VALIDATE_DIR" "${KUBERNETES_VALIDATE_PACKAGES[@]}"
+}
+
+# A virtual environment of the project's own holding exactly the pinned
+# packages (PyPI), so nothing depends on what else the machine has installed.
+# Idempotent: a marker names the pinned set; a different set rebuilds it.
+ensure_python_venv() { # dir package==version...
+  local dir="$1"; shift
+  local marker="$dir/.installed-$(printf '%s_' "$@" | tr '=' '-')"
   [ -f "$marker" ] && return 0
-  command -v python3 >/dev/null 2>&1 || { echo "provision: python3 is needed for the Python client tests" >&2; return 1; }
-  echo "provision: installing ${PYTHON_CLIENT_PACKAGES[*]} (PyPI) into $PYTHON_CLIENTS_DIR" >&2
-  rm -rf "$PYTHON_CLIENTS_DIR"
-  python3 -m venv "$PYTHON_CLIENTS_DIR" >&2 || { echo "provision: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
-  "$PYTHON_CLIENTS_DIR/bin/python" -m pip install --quiet --disable-pip-version-check "${PYTHON_CLIENT_PACKAGES[@]}" >&2 || return 1
+  command -v python3 >/dev/null 2>&1 || { echo "provision: python3 is needed for $*" >&2; return 1; }
+  echo "provision: installing $* (PyPI) into $dir" >&2
+  rm -rf "$dir"
+  python3 -m venv "$dir" >&2 || { echo "provision: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
+  "$dir/bin/python" -m pip install --quiet --disable-pip-version-check "$@" >&2 || return 1
   touch "$marker"
 }
 
