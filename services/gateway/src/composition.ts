@@ -16,6 +16,7 @@ import { createBatchRunner } from './http/batch';
 import { createDispatch } from './http/dispatch';
 import { inboundRequest, type RequestParts } from './http/inbound';
 import type { Reply } from './http/reply';
+import { PORTAL_PREFIX, PORTAL_ROUTE_LABEL, portalAssets } from './http/portal-assets';
 import { Router } from './http/router';
 import { createRequestListener } from './http/server';
 import { AccessLog } from './observe/access-log';
@@ -62,12 +63,15 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   const dispatch = createDispatch(router, authenticator, screen, logger);
   // Batch items are logged as requests, but counted only as part of their batch's one HTTP request.
   runBatch = createBatchRunner(dispatch, edge, onFinished);
-  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics });
+  const portal = await portalAssets(config.portalDevServerUrl, logger);
+  const mounts = [{ prefix: PORTAL_PREFIX, label: PORTAL_ROUTE_LABEL, handler: portal.handler }];
+  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics, mounts });
 
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
     : http.createServer(listener);
   server.on('clientError', answerClientError);
+  if (portal.upgrade) server.on('upgrade', portal.upgrade);
   server.on('connect', answerConnect);
   server.on('checkExpectation', answerExpectation);
   // Longer than the idle timeout of common load balancers, so they close first.

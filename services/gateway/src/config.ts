@@ -30,6 +30,8 @@ const schema = z
     ACCESS_LOG_LINES_PER_SECOND: z.coerce.number().int().min(0).max(1_000_000).default(100),
     /** The identity provider trusted for portal sessions (identity's variable): its tokens are no production credential here. */
     EXTERNAL_IDP_ISSUER: env.optionalUrl(['http', 'https']),
+    /** `npm run dev:portal`'s Vite server: /portal is proxied to it instead of served from dist/portal (development only). */
+    PORTAL_DEV_SERVER_URL: env.optionalUrl(['http', 'https']),
     LOG_LEVEL: env.logLevel(),
     /** The metrics listener (GET /metrics), on a port of its own; unset port: none. */
     ...metricsVariables(''),
@@ -53,6 +55,7 @@ const schema = z
     requestLogCapPerApp: v.REQUEST_LOG_CAP_PER_APP,
     pageCache: { maxBytes: Math.round(v.DATA_PAGE_CACHE_MB * 1024 * 1024), ttlMs: v.DATA_PAGE_CACHE_TTL_MS },
     accessLogLinesPerSecond: v.ACCESS_LOG_LINES_PER_SECOND,
+    portalDevServerUrl: v.PORTAL_DEV_SERVER_URL,
     logLevel: v.LOG_LEVEL,
     metrics: metricsListen(v, ''),
     trustedIssuers: [v.PUBLIC_BASE_URL, v.EXTERNAL_IDP_ISSUER].filter((url): url is string => Boolean(url)),

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from '@sandbox/runtime';
 import { RouteContext, type EdgeOptions } from './context';
 import { decorate, type Dispatch } from './dispatch';
@@ -25,6 +25,14 @@ function patternOf(matched: Matched | undefined): string {
   return matched.kind === 'route' ? matched.route.path : matched.routes[0].path;
 }
 
+/** Express middleware that owns every path under a prefix of its own (the portal's files). */
+export interface Mount {
+  prefix: string;
+  /** What its requests are counted under in the metrics. */
+  label: string;
+  handler: RequestHandler;
+}
+
 export interface RequestListenerOptions {
   router: Router;
   dispatch: Dispatch;
@@ -32,6 +40,7 @@ export interface RequestListenerOptions {
   logger: Logger;
   onFinished: OnRequestFinished;
   metrics?: RequestMetrics;
+  mounts?: Mount[];
 }
 
 /**
@@ -44,23 +53,32 @@ export interface RequestListenerOptions {
  * answered by the dispatcher too, so a 404 has one look everywhere.
  */
 export function createRequestListener(options: RequestListenerOptions): { listener: RequestListener; app: Express; answerExpectation: RequestListener } {
-  const { router, dispatch, edge, logger, onFinished, metrics } = options;
+  const { router, dispatch, edge, logger, onFinished, metrics, mounts = [] } = options;
+  const write = (res: ServerResponse, reply: Reply, ctx: RouteContext) => {
+    writeReply(res, reply, ctx, logger);
+  };
   const finished = (ctx: RouteContext, route: string, status: number) => {
     onFinished(ctx, status);
     metrics?.observe(route, ctx.method, status, ctx.startedAt);
   };
 
-  const serve = (req: IncomingMessage, res: ServerResponse, matched?: Matched) => {
+  const contextOf = (req: IncomingMessage, res: ServerResponse, route: string) => {
     const ctx = new RouteContext(req, edge, (abort) =>
       res.once('close', () => {
         if (!res.writableFinished) abort();
       }),
     );
-    const route = patternOf(matched);
     res.once('finish', () => finished(ctx, route, res.statusCode));
+    return ctx;
+  };
+  /** A mounted path's context, made before its middleware runs, for the dispatcher when no file answered. */
+  const mountedContexts = new WeakMap<IncomingMessage, RouteContext>();
+
+  const serve = (req: IncomingMessage, res: ServerResponse, matched?: Matched) => {
+    const ctx = mountedContexts.get(req) ?? contextOf(req, res, patternOf(matched));
     const reply = dispatch(ctx, matched);
-    if (reply instanceof Promise) void reply.then((r) => write(res, r, ctx, logger));
-    else write(res, reply, ctx, logger);
+    if (reply instanceof Promise) void reply.then((r) => write(res, r, ctx));
+    else write(res, reply, ctx);
   };
 
   /** Expect other than 100-continue: node would answer 417 with an empty body; this gives it the error shape. */
@@ -69,26 +87,36 @@ export function createRequestListener(options: RequestListenerOptions): { listen
     res.once('finish', () => finished(ctx, UNMATCHED, res.statusCode));
     const refused = refusal(417, 'expectation_failed', 'Only "Expect: 100-continue" is supported; send the request without this Expect header.', ctx.requestId);
     refused.headers.Connection = 'close';
-    write(res, decorate(ctx, refused), ctx, logger);
+    write(res, decorate(ctx, refused), ctx);
   };
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  for (const mount of mounts) app.use(mount.prefix, mount.handler);
   app.use((req, res) => serve(req, res));
 
+  const mountOf = (path: string) => mounts.find((m) => path === m.prefix || path.startsWith(`${m.prefix}/`));
   const listener: RequestListener = (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    const matched = router.match(req.method ?? 'GET', q < 0 ? url : url.slice(0, q));
-    if (matched.kind === 'none') app(req, res);
-    else serve(req, res, matched);
+    const path = q < 0 ? url : url.slice(0, q);
+    const matched = router.match(req.method ?? 'GET', path);
+    if (matched.kind !== 'none') return serve(req, res, matched);
+    const mount = mountOf(path);
+    if (mount) {
+      // Counted and access-logged like a route, whether a file answers or the dispatcher's 404 does.
+      const ctx = contextOf(req, res, mount.label);
+      res.setHeader('X-Request-Id', ctx.requestId);
+      mountedContexts.set(req, ctx);
+    }
+    app(req, res);
   };
   return { listener, app, answerExpectation };
 }
 
 /** All headers in one writeHead: node then formats them in one pass instead of storing each with setHeader. */
-function write(res: ServerResponse, reply: Reply, ctx: RouteContext, logger: Logger): void {
+function writeReply(res: ServerResponse, reply: Reply, ctx: RouteContext, logger: Logger): void {
   try {
     res.writeHead(reply.status, reply.headers);
     if (reply.stream) {

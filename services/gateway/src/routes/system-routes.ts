@@ -1,4 +1,5 @@
 import type { GatewayDeps } from '../deps';
+import { PORTAL_PREFIX } from '../http/portal-assets';
 import { json } from '../http/reply';
 import { route, type Route } from '../http/route';
 import { checkReadiness } from '../readiness';
@@ -31,7 +32,7 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
             ready: `${b}/health/ready`,
             playground: `${b}/playground`,
             ...(served(DATA_ROOT) ? { data: `${b}${DATA_ROOT}` } : {}),
-            ...(served('/api/apps') ? { apps: `${b}/api/apps` } : {}),
+            ...(served('/api/apps') ? { apps: `${b}/api/apps`, portal: `${b}${PORTAL_PREFIX}/` } : {}),
           },
         });
       },

@@ -1,0 +1,4 @@
+import { render } from 'preact';
+import { Portal } from './portal';
+
+render(<Portal />, document.getElementById('root')!);

@@ -1,0 +1,136 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, messageOf, onSessionEnded, type Issued, type User } from './api';
+import { useRoute } from './route';
+import { clearToken, loadToken, saveToken } from './session';
+import { AppDetailScreen } from './screens/app-detail';
+import { AppsScreen } from './screens/apps';
+import { GetStartedScreen } from './screens/get-started';
+import { SignInScreen } from './screens/sign-in';
+
+export const SESSION_ENDED = 'Your session ended; sign in again.';
+
+/** Credentials on screen right now: of one app, in memory only, gone on leaving that app or reloading. */
+export interface Revealed {
+  appId: string;
+  values: Issued;
+}
+
+export function Portal() {
+  const [token, setToken] = useState(loadToken);
+  const [user, setUser] = useState<User>();
+  const [notice, setNotice] = useState<string>();
+  const [flash, setFlash] = useState<string>();
+  const [revealed, setRevealed] = useState<Revealed>();
+  const route = useRoute();
+
+  useEffect(() => {
+    onSessionEnded(() => {
+      setToken(undefined);
+      setUser(undefined);
+      setRevealed(undefined);
+      setNotice(SESSION_ENDED);
+    });
+  }, []);
+
+  // Who is signed in; a stored token that no longer works ends here, with the message.
+  useEffect(() => {
+    if (!token) return;
+    let current = true;
+    api<User>('GET', 'me')
+      .then((me) => current && setUser(me))
+      .catch(() => undefined); // a 401 already went through onSessionEnded; anything else leaves the header without an email
+    return () => {
+      current = false;
+    };
+  }, [token]);
+
+  // Credentials stay on screen only while the learner stays with that app.
+  useEffect(() => {
+    if (revealed && (route.screen === 'apps' || route.id !== revealed.appId)) setRevealed(undefined);
+    if (route.screen !== 'apps') setFlash(undefined);
+  }, [route]);
+
+  const signedIn = (newToken: string) => {
+    saveToken(newToken);
+    setNotice(undefined);
+    setToken(newToken);
+  };
+
+  const signOut = async () => {
+    try {
+      await api('POST', 'auth/logout');
+    } catch (error) {
+      // The token is forgotten whatever the answer; an ended session is already what signing out wants.
+      void messageOf(error);
+    }
+    clearToken();
+    setToken(undefined);
+    setUser(undefined);
+    setRevealed(undefined);
+    setNotice('You are signed out.');
+  };
+
+  const reveal = (appId: string, values: Issued) =>
+    setRevealed((previous) => ({ appId, values: { ...(previous?.appId === appId ? previous.values : {}), ...values } }));
+
+  return (
+    <>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          // The hash holds the page's route: move focus without navigating.
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header class="top">
+        <div class="top-inner">
+          <p class="brand">
+            <a href="#/apps">Training Sandbox portal</a>
+          </p>
+          {token && (
+            <div class="account">
+              {user && (
+                <span class="who">
+                  Signed in as <strong>{user.email || user.id}</strong>
+                </span>
+              )}
+              <button type="button" class="small" onClick={signOut}>
+                Sign out
+              </button>
+            </div>
+          )}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {!token ? (
+          <SignInScreen notice={notice} onSignedIn={signedIn} />
+        ) : route.screen === 'apps' ? (
+          <AppsScreen
+            flash={flash}
+            onCreated={(app) => {
+              reveal(app.id, { appSecret: app.appSecret, apiKey: app.apiKey, bearerToken: app.bearerToken });
+              location.hash = `#/apps/${app.id}`;
+            }}
+          />
+        ) : route.screen === 'app' ? (
+          <AppDetailScreen
+            id={route.id}
+            revealed={revealed?.appId === route.id ? revealed.values : undefined}
+            onReveal={(values) => reveal(route.id, values)}
+            onHide={() => setRevealed(undefined)}
+            onGone={(message) => {
+              setFlash(message);
+              location.hash = '#/apps';
+            }}
+          />
+        ) : (
+          <GetStartedScreen id={route.id} revealed={revealed?.appId === route.id ? revealed.values : undefined} />
+        )}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,169 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, messageOf, type App, type Issued } from '../api';
+import { CopyButton } from '../components/copy';
+import {
+  AUTH_STYLES,
+  authSnippet,
+  baseUrlFromPage,
+  dataTarget,
+  LANGUAGES,
+  PAGINATION_STYLES,
+  paginationSnippet,
+  snippetRedirectUri,
+  type AuthStyle,
+  type PaginationStyle,
+  type SnippetInput,
+} from '../snippets';
+
+export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issued }) {
+  const [app, setApp] = useState<App>();
+  const [loadError, setLoadError] = useState<string>();
+  const [authStyle, setAuthStyle] = useState<AuthStyle>('api_key_header');
+  const [pageStyle, setPageStyle] = useState<PaginationStyle>('page');
+  const heading = useRef<HTMLHeadingElement>(null);
+  const baseUrl = useMemo(() => baseUrlFromPage(location.href), []);
+
+  useEffect(() => {
+    let current = true;
+    api<App>('GET', `apps/${id}`)
+      .then((answer) => current && setApp(answer))
+      .catch((failure) => current && setLoadError(messageOf(failure)));
+    return () => {
+      current = false;
+    };
+  }, [id]);
+
+  useEffect(() => {
+    heading.current?.focus();
+  }, [app === undefined]);
+
+  if (!app) {
+    return (
+      <>
+        <p class="crumbs">
+          <a href={`#/apps/${id}`}>← Back to the app</a>
+        </p>
+        <h1 ref={heading} tabIndex={-1}>
+          Get started
+        </h1>
+        {loadError ? (
+          <p class="error" role="alert">
+            {loadError}
+          </p>
+        ) : (
+          <p role="status">Loading the app…</p>
+        )}
+      </>
+    );
+  }
+
+  const input: SnippetInput = { baseUrl, app, secrets: revealed };
+  const target = dataTarget(app.scopes);
+  const redirect = snippetRedirectUri(app);
+  const auth = AUTH_STYLES.find((s) => s.id === authStyle)!;
+  const paging = PAGINATION_STYLES.find((s) => s.id === pageStyle)!;
+  const filled = revealed && (revealed.appSecret || revealed.apiKey || revealed.bearerToken);
+
+  return (
+    <>
+      <p class="crumbs">
+        <a href={`#/apps/${app.id}`}>← Back to {app.name}</a>
+      </p>
+      <h1 ref={heading} tabIndex={-1}>
+        Get started with {app.name}
+      </h1>
+      <dl class="facts">
+        <div>
+          <dt>Base URL</dt>
+          <dd>
+            <code>{baseUrl}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>App ID</dt>
+          <dd>
+            <code>{app.appId}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Data used</dt>
+          <dd>
+            <code>{target.smallPath}</code> and, for paging, <code>{target.largePath}</code> ({target.scope})
+          </dd>
+        </div>
+      </dl>
+      {filled ? (
+        <p class="warning">
+          The code below holds the credentials you have on screen right now. Keep it to yourself: anyone with it can act as {app.name}.
+        </p>
+      ) : (
+        <p class="notice">
+          Secrets appear as placeholders such as <code>&lt;YOUR_API_KEY&gt;</code>: put in the values you saved when the app was created or its
+          credentials were rotated.
+        </p>
+      )}
+      {!target.held && <p class="warning">This app holds no pack scope, so every data request answers 403. Add one under Scopes on the app's page.</p>}
+      {app.status === 'revoked' && <p class="warning">This app is revoked: every snippet here will be refused (401).</p>}
+
+      <section aria-labelledby="auth-title">
+        <h2 id="auth-title">Authentication styles</h2>
+        <div class="field">
+          <label for="auth-style">Style</label>
+          <select id="auth-style" value={authStyle} onChange={(e) => setAuthStyle(e.currentTarget.value as AuthStyle)}>
+            {AUTH_STYLES.map((style) => (
+              <option key={style.id} value={style.id}>
+                {style.title}
+              </option>
+            ))}
+          </select>
+        </div>
+        <p>{auth.how}</p>
+        {authStyle === 'oauth2_authorization_code' && !redirect.registered && (
+          <p class="warning">
+            Register <code>{redirect.uri}</code> (or your own) as a redirect URI of this app first: the code below uses it.
+          </p>
+        )}
+        {authStyle === 'hmac' && (
+          <p class="hint">
+            Behind a proxy that adds a path prefix, sign the path as the sandbox receives it (below the base URL), as the code does.
+          </p>
+        )}
+        {LANGUAGES.map((language) => (
+          <Snippet key={`auth-${authStyle}-${language.id}`} id={`auth-${language.id}`} title={language.title} code={authSnippet(authStyle, language.id, input)} />
+        ))}
+      </section>
+
+      <section aria-labelledby="paging-title">
+        <h2 id="paging-title">Pagination styles</h2>
+        <div class="field">
+          <label for="page-style">Style</label>
+          <select id="page-style" value={pageStyle} onChange={(e) => setPageStyle(e.currentTarget.value as PaginationStyle)}>
+            {PAGINATION_STYLES.map((style) => (
+              <option key={style.id} value={style.id}>
+                {style.title}
+              </option>
+            ))}
+          </select>
+        </div>
+        <p>{paging.how} Each page is read with the API key in the x-api-key header.</p>
+        {LANGUAGES.map((language) => (
+          <Snippet key={`page-${pageStyle}-${language.id}`} id={`page-${language.id}`} title={language.title} code={paginationSnippet(pageStyle, language.id, input)} />
+        ))}
+      </section>
+    </>
+  );
+}
+
+function Snippet({ id, title, code }: { id: string; title: string; code: string }) {
+  return (
+    <div class="snippet">
+      <div class="snippet-head">
+        <h3 id={`${id}-title`}>{title}</h3>
+        <CopyButton text={code} what={`${title} code`} targetId={`${id}-code`} />
+      </div>
+      <pre aria-labelledby={`${id}-title`}>
+        <code id={`${id}-code`}>{code}</code>
+      </pre>
+    </div>
+  );
+}
