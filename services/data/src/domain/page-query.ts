@@ -1,12 +1,14 @@
+import { dataApi } from '@sandbox/contracts';
 import { invalidArgument } from './errors';
 
 /**
- * The query parameters the data endpoint reads: the one list of their names
- * (the gateway forwards the raw query and knows none of them). Every other
- * parameter, e.g. api_key, passes through into next links.
+ * The query parameters the data endpoint reads, named by the API's contract
+ * (packages/contracts/src/data-api.ts; the gateway documents them from the
+ * same list and forwards the raw query). Every other parameter, e.g.
+ * api_key, passes through into next links.
  */
-export const PAGE_PARAMETERS = ['shape', 'page', 'page_size', 'offset', 'limit', 'cursor', 'pageToken', 'paginate'] as const;
-export type PageParameter = (typeof PAGE_PARAMETERS)[number];
+export const { PAGE_PARAMETERS } = dataApi;
+export type PageParameter = dataApi.PageParameter;
 
 /** The page parameters as the client sent them, by their query names (absent when not sent). */
 export type PagingQuery = { readonly [P in PageParameter]?: string };

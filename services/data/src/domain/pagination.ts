@@ -1,3 +1,4 @@
+import { dataApi } from '@sandbox/contracts';
 import { DATASET_VERSION } from './dataset';
 import type { EntityDefinition } from './entity';
 import { invalidArgument, shown } from './errors';
@@ -7,11 +8,10 @@ import { openPosition, positionError, sealPosition, type PositionKind, type Sign
 import { ENTITIES, entityOrdinal } from './packs';
 import { parseShape, shapeIndex, SHAPES, type Shape } from './shapes';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 1000;
-export const PAGINATE_VALUES = ['cursor', 'token', 'link'] as const;
-type Paginate = (typeof PAGINATE_VALUES)[number];
-export type PaginationStyle = 'page' | 'offset' | Paginate;
+// Sizes, styles and the words that explain them are the API's contract (packages/contracts/src/data-api.ts).
+export const { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGINATE_VALUES, STYLE_RULES, PAGINATION_FIELDS } = dataApi;
+type Paginate = dataApi.Paginate;
+export type PaginationStyle = dataApi.PaginationStyle;
 
 export interface PagePlan {
   readonly style: PaginationStyle;
@@ -25,16 +25,6 @@ export interface PagePlan {
   /** Set when the requested page_size or limit was above the maximum. */
   readonly clamped: { readonly parameter: 'page_size' | 'limit'; readonly requested: number } | null;
 }
-
-/** How a client mixing styles is answered; published in the catalog. */
-export const STYLE_RULES = [
-  'One pagination style per request: page and page_size; or offset and limit; or paginate (with cursor or pageToken when continuing).',
-  'cursor or pageToken without paginate selects the cursor or token style; cursor goes with paginate=cursor or paginate=link, pageToken with paginate=token.',
-  'Combining styles (e.g. page with cursor, offset with page, cursor with pageToken, limit with page_size) is rejected with 400 conflicting_parameters rather than guessed at.',
-  'With a cursor or pageToken, shape and page_size may be omitted (the cursor remembers them); if sent they must match it.',
-  `page_size and limit default to ${DEFAULT_PAGE_SIZE}; a value above ${MAX_PAGE_SIZE} is clamped to ${MAX_PAGE_SIZE} and the page says so (pagination.page_size_clamped and pagination.note).`,
-  'A page past the end is empty, with no next link.',
-] as const;
 
 const MAX_DIGITS = 15;
 
@@ -171,19 +161,3 @@ export function paginationInfo(plan: PagePlan, total: number, returned: number, 
   info['next_url'] = next ? next.absolute : null;
   return info;
 }
-
-export const PAGINATION_FIELDS: Readonly<Record<string, string>> = {
-  style: 'The pagination style of this page: page, offset, cursor, token or link.',
-  total: 'Rows in the entity (not in this page).',
-  page_size: 'Rows per page after clamping (in offset style, the limit).',
-  page_size_clamped: `True when the page_size or limit sent was above ${MAX_PAGE_SIZE} and was lowered to it.`,
-  note: 'Present only when clamped: says what was requested and what is returned.',
-  page: 'Page-number style only: this page number, from 1.',
-  total_pages: 'Page-number style only: pages at this page_size.',
-  offset: 'Offset style only: index of the first row of this page, from 0.',
-  limit: 'Offset style only: rows per page after clamping.',
-  returned: 'Rows of the entity in this page (in nested-list, the rows inside the groups).',
-  has_more: 'True while more rows follow this page.',
-  next: 'Relative URL (path and query) of the next page; null on the last page.',
-  next_url: 'Absolute URL of the next page; null on the last page.',
-};
