@@ -35,6 +35,8 @@ module.exports = {
       testMatch: ['<rootDir>/{packages,services}/*/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
+      // Every answer a test's gateways wrote is checked against the OpenAPI document (test/contract-setup.ts).
+      setupFilesAfterEnv: ['<rootDir>/test/contract-setup.ts'],
       slowTestThreshold: 20,
     },
   ],

@@ -5,3 +5,4 @@ export * from './http';
 export * from './portal';
 export * from './refusal';
 export * from './python';
+export * from './openapi-check';

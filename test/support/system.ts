@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { AnswerLog, unwatchAnswers, watchAnswers } from './answer-log';
 import { freePort } from './ports';
 
 const ROOT = join(__dirname, '..', '..');
@@ -47,10 +48,13 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, options: num
   const ports = { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() };
   const metricsPorts = metrics ? { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() } : undefined;
   const metricsEnv = metricsPorts ? Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [METRICS_PORT_VARIABLES[name as ServiceName], String(port)])) : {};
+  // Every answer the gateway writes, for the contract check after each test (answer-log.ts).
+  const answers = new AnswerLog();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     LOG_LEVEL: 'info',
+    RESPONSE_RECORD_FILE: answers.file,
     HOST: '127.0.0.1',
     PORT: String(ports.gateway),
     IDENTITY_GRPC_PORT: String(ports.identity),
@@ -108,8 +112,9 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, options: num
       }, 20);
     });
 
-  return {
-    baseUrl: `http://127.0.0.1:${ports.gateway}`,
+  const baseUrl = `http://127.0.0.1:${ports.gateway}`;
+  const system: RunningSystem = {
+    baseUrl,
     metricsUrls: metricsPorts
       ? (Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, `http://127.0.0.1:${port}/metrics`])) as Record<ServiceName, string>)
       : undefined,
@@ -137,6 +142,9 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, options: num
       for (const child of extra.values()) child.kill('SIGTERM');
       launcher.kill('SIGTERM');
       await Promise.all([launcher, ...extra.values()].map((c) => (c.pid && c.exitCode === null ? waitExit(c.pid) : Promise.resolve())));
+      unwatchAnswers(baseUrl);
     },
   };
+  watchAnswers(baseUrl, answers);
+  return system;
 }

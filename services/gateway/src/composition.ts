@@ -16,10 +16,11 @@ import { createBatchRunner } from './http/batch';
 import { createDispatch } from './http/dispatch';
 import { inboundRequest, type RequestParts } from './http/inbound';
 import type { Reply } from './http/reply';
-import { PORTAL_PREFIX, PORTAL_ROUTE_LABEL, portalAssets } from './http/portal-assets';
 import { Router } from './http/router';
 import { createRequestListener } from './http/server';
+import { staticPages } from './http/static-pages';
 import { AccessLog } from './observe/access-log';
+import { answerRecorder } from './observe/answer-recorder';
 import { recordFinishedRequests } from './observe/finished-requests';
 import { GatewayMetrics } from './observe/metrics';
 import { RequestLogRecorder } from './observe/request-log-recorder';
@@ -63,15 +64,15 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   const dispatch = createDispatch(router, authenticator, screen, logger);
   // Batch items are logged as requests, but counted only as part of their batch's one HTTP request.
   runBatch = createBatchRunner(dispatch, edge, onFinished);
-  const portal = await portalAssets(config.portalDevServerUrl, logger);
-  const mounts = [{ prefix: PORTAL_PREFIX, label: PORTAL_ROUTE_LABEL, handler: portal.handler }];
-  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics, mounts });
+  const pages = await staticPages(config.portalDevServerUrl, logger);
+  const recordAnswer = config.responseRecordFile ? answerRecorder(config.responseRecordFile) : undefined;
+  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics, mounts: pages.mounts, recordAnswer });
 
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
     : http.createServer(listener);
   server.on('clientError', answerClientError);
-  if (portal.upgrade) server.on('upgrade', portal.upgrade);
+  if (pages.upgrade) server.on('upgrade', pages.upgrade);
   server.on('connect', answerConnect);
   server.on('checkExpectation', answerExpectation);
   // Longer than the idle timeout of common load balancers, so they close first.

@@ -32,6 +32,8 @@ const schema = z
     EXTERNAL_IDP_ISSUER: env.optionalUrl(['http', 'https']),
     /** `npm run dev:portal`'s Vite server: /portal is proxied to it instead of served from dist/portal (development only). */
     PORTAL_DEV_SERVER_URL: env.optionalUrl(['http', 'https']),
+    /** Testing aid: every answer appended to this file as a JSON line, for the contract tests (answers hold credentials: tests only). */
+    RESPONSE_RECORD_FILE: z.string().optional(),
     LOG_LEVEL: env.logLevel(),
     /** The metrics listener (GET /metrics), on a port of its own; unset port: none. */
     ...metricsVariables(''),
@@ -56,6 +58,7 @@ const schema = z
     pageCache: { maxBytes: Math.round(v.DATA_PAGE_CACHE_MB * 1024 * 1024), ttlMs: v.DATA_PAGE_CACHE_TTL_MS },
     accessLogLinesPerSecond: v.ACCESS_LOG_LINES_PER_SECOND,
     portalDevServerUrl: v.PORTAL_DEV_SERVER_URL,
+    responseRecordFile: v.RESPONSE_RECORD_FILE || undefined,
     logLevel: v.LOG_LEVEL,
     metrics: metricsListen(v, ''),
     trustedIssuers: [v.PUBLIC_BASE_URL, v.EXTERNAL_IDP_ISSUER].filter((url): url is string => Boolean(url)),

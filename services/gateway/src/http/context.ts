@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { CallOptionsLite } from '@sandbox/runtime';
 import type { Credential, SchemeName } from '../auth/scheme';
+import type { Input } from './contract';
 import { badRequest } from './errors';
 import { publicBaseUrl, type PublicUrlOptions } from './public-url';
 import type { Route } from './route';
@@ -62,6 +63,8 @@ export class RouteContext {
   withheldPath = false;
   /** The body, read as the route's body mode says (body.ts). */
   body?: unknown;
+  /** The request as the route's contract validated it (contract.ts), before its handler runs. */
+  input?: Input;
   private parsedQuery?: URLSearchParams;
   private controller?: AbortController;
   private base?: string;

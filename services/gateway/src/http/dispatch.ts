@@ -3,6 +3,7 @@ import type { Authenticator } from '../auth/authenticate';
 import { whenReady, type MaybePromise } from '../maybe-async';
 import { readBody } from './body';
 import type { RouteContext } from './context';
+import { parseRequestBody, parseRequestLine } from './contract';
 import { corsHeaders, isPreflight, preflightReply } from './cors';
 import { errorReply, refusal } from './errors';
 import { empty, type Reply } from './reply';
@@ -47,11 +48,19 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
     ctx.route = route;
     ctx.setParams(matched.params);
     const authenticated = route.auth.length ? authenticator.authenticate(ctx, route.auth) : undefined;
+    const { contract } = route;
+    // The request line is checked after the credential: a stranger learns nothing from the parameters' rules.
+    const checked = contract ? whenReady(authenticated, () => parseRequestLine(ctx, contract)) : authenticated;
     const mode = route.body;
     const bodyRead =
       mode === 'none'
-        ? authenticated
-        : whenReady(authenticated, () => readBody(ctx, mode, route.bodyOptional).then(() => (mode === 'json' || mode === 'form' ? screen.body(ctx) : undefined)));
+        ? checked
+        : whenReady(checked, () =>
+            readBody(ctx, mode, route.bodyOptional).then(() => {
+              if (mode === 'json' || mode === 'form') screen.body(ctx);
+              if (contract) parseRequestBody(ctx, contract);
+            }),
+          );
     return whenReady(bodyRead, () => route.handler(ctx));
   };
 

@@ -1,6 +1,7 @@
 import type { SchemeName } from '../auth/scheme';
 import type { MaybePromise } from '../maybe-async';
 import type { RouteContext } from './context';
+import type { Contract } from './contract';
 import type { Reply } from './reply';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -55,6 +56,8 @@ export interface Route {
   readonly deadlineMs?: number;
   /** Answers hold session tokens or credentials: Cache-Control: no-store on every answer, refusals included. */
   readonly noStore: boolean;
+  /** What it accepts and answers (contract.ts): validated before the handler, and the source of its OpenAPI operation. */
+  readonly contract?: Contract;
   readonly handler: Handler;
 }
 

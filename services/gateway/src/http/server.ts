@@ -41,6 +41,8 @@ export interface RequestListenerOptions {
   onFinished: OnRequestFinished;
   metrics?: RequestMetrics;
   mounts?: Mount[];
+  /** Sees every answer the server writes (observe/answer-recorder.ts, a testing aid). */
+  recordAnswer?: (ctx: RouteContext, reply: Reply) => void;
 }
 
 /**
@@ -53,8 +55,9 @@ export interface RequestListenerOptions {
  * answered by the dispatcher too, so a 404 has one look everywhere.
  */
 export function createRequestListener(options: RequestListenerOptions): { listener: RequestListener; app: Express; answerExpectation: RequestListener } {
-  const { router, dispatch, edge, logger, onFinished, metrics, mounts = [] } = options;
+  const { router, dispatch, edge, logger, onFinished, metrics, mounts = [], recordAnswer } = options;
   const write = (res: ServerResponse, reply: Reply, ctx: RouteContext) => {
+    recordAnswer?.(ctx, reply);
     writeReply(res, reply, ctx, logger);
   };
   const finished = (ctx: RouteContext, route: string, status: number) => {

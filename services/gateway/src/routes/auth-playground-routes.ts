@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { appPrincipalOf, type SchemeName } from '../auth/scheme';
 import type { GatewayDeps } from '../deps';
 import type { RouteContext } from '../http/context';
+import { inputOf, type Contract } from '../http/contract';
 import { badRequest } from '../http/errors';
 import { json, type Reply } from '../http/reply';
 import { route, type HttpMethod, type Route } from '../http/route';
@@ -24,11 +26,136 @@ function authenticatedReply(ctx: RouteContext, note?: string): Reply {
 const QUERY_KEY_NOTE =
   'This worked, but an API key in the query string is the weaker form: URLs land in server and proxy logs, browser history and Referer headers. Prefer the x-api-key header.';
 
+// ---- schemas: what the dispatcher validates and the OpenAPI document shows ----
+// Credentials are the auth schemes' (documented as each operation's
+// security, checked before anything here); what a scheme refuses, and why,
+// is the oauth service's (docs/auth-playground.md).
+
+const APP_ID = 'app_Xq3V0d5yH2kq8Jr1mT9bWg';
+const STYLES = ['basic', 'bearer', 'api_key_header', 'api_key_query', 'oauth2', 'oauth1', 'hmac', 'digest', 'jwt'] as const satisfies readonly SchemeName[];
+
+const authenticatedApp = z
+  .object({
+    authenticated: z.literal(true),
+    style: z.enum(STYLES).meta({ description: 'The style that authenticated the request.', example: 'api_key_header' }),
+    app: z.object({ id: z.string().meta({ example: '66f1c0a95e2b4d7a9c3e1f20' }), appId: z.string().meta({ example: APP_ID }) }),
+    scopes: z.array(z.string()).meta({ description: 'What the credential may read now.', example: ['hr:read'] }),
+    note: z.string().optional().meta({ description: 'Where the style has a lesson (api-key-query).' }),
+  })
+  .meta({ id: 'AuthenticatedApp', description: 'The app the credential belongs to, the style and the scopes.' });
+
+const noStore = { 'Cache-Control': { description: 'Never stored by a cache.', schema: z.literal('no-store'), required: true } };
+const publicCache = { 'Cache-Control': { description: 'The key changes only with JWT_SIGNING_KEY.', schema: z.literal('public, max-age=300'), required: true } };
+
+/** Why each style's 401 comes, in a line (docs/auth-playground.md has every message). */
+const REFUSED: Record<(typeof STYLES)[number], string> = {
+  basic: 'No credential; not base64 of "App ID:App Secret"; a wrong App ID or App Secret; a revoked app.',
+  bearer: 'No credential; not an app bearer token (bt_...); unknown or rotated; a revoked app.',
+  api_key_header: 'The x-api-key header missing, empty, unknown or rotated.',
+  api_key_query: 'api_key missing, empty, unknown, rotated or given twice.',
+  oauth2: 'An access token that is not ours, expired, revoked, or of a revoked app (error="invalid_token", with the reason).',
+  oauth1: 'The oauth_problem as the code: signature_invalid (with the base string), nonce_used, timestamp_refused, token_rejected ("complete the three legs first"), token_expired, consumer_key_unknown...',
+  hmac: 'A header missing; a timestamp in milliseconds, with a fraction or outside 300 s; a signature that does not match (the message names the common mistake); a replayed signature.',
+  digest: 'A first request gets two fresh challenges (SHA-256 then MD5); a wrong answer, or a stale nonce (stale=true: answer again), gets them too.',
+  jwt: 'Not a JWT; alg none or other than HS256/RS256; a signature that does not match (algorithm confusion named); expired; wrong or missing aud; an unknown or revoked app.',
+};
+
+const CHALLENGE = "WWW-Authenticate carries the style's challenge.";
+const styleContract = (scheme: (typeof STYLES)[number]): Contract => ({
+  responses: { 200: { description: 'The credential was right.', schema: authenticatedApp, headers: noStore } },
+  refusals:
+    scheme === 'oauth1'
+      ? { 400: 'A malformed signed request: parameter_absent, parameter_rejected, signature_method_rejected, version_rejected.', 401: `${REFUSED.oauth1} ${CHALLENGE}` }
+      : { 401: `${REFUSED[scheme]} ${CHALLENGE}` },
+  ...(scheme === 'digest'
+    ? {
+        query: z.object({
+          algorithm: z.string().optional().meta({
+            description: 'SHA-256, SHA-256-sess, MD5 or MD5-sess (any case): the challenge offers only that algorithm, so a client that answers the last challenge can practise each one. Anything else: every challenge.',
+            example: 'MD5',
+          }),
+        }),
+      }
+    : {}),
+});
+
+const jwtDecode = {
+  body: z
+    .object({
+      token: z
+        .string({ error: (issue) => (issue.input === undefined ? 'token is required: send {"token": "<a JWT>"}' : 'token must be a string') })
+        .meta({ description: 'A compact JWS: header.payload.signature.', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhcHBfWHEzVjBkNXlIMmtxOEpyMW1UOWJXZyJ9.c2lnbmF0dXJl' }),
+    })
+    .meta({ id: 'JwtToDecode' }),
+  noUpstreamRefusals: true,
+  responses: {
+    200: {
+      description: 'Decoded, NOT verified.',
+      schema: z
+        .object({
+          header: z.record(z.string(), z.unknown()).meta({ example: { alg: 'RS256', typ: 'JWT', kid: '...' } }),
+          payload: z.record(z.string(), z.unknown()).meta({ example: { sub: APP_ID, aud: 'urn:training-sandbox:playground', exp: 1767229200 } }),
+          verified: z.literal(false),
+          note: z.string(),
+        })
+        .meta({ id: 'DecodedJwt' }),
+    },
+  },
+  refusals: { 400: 'invalid_body: the body is not a JSON object, or token is missing or not a string; malformed_body: not JSON; not_a_jwt: token is not three base64url parts whose first two are JSON objects.' },
+} satisfies Contract;
+
+const jwtIssue = {
+  responses: {
+    200: {
+      description: 'Two tokens with the same claims, valid for an hour.',
+      schema: z
+        .object({
+          token_type: z.literal('Bearer'),
+          hs256: z.string().meta({ description: "HS256, keyed with the app's API key (its text as UTF-8 bytes)." }),
+          rs256: z.string().meta({ description: "RS256, signed with the sandbox's key (the JWKS)." }),
+          expires_in: z.number().int().meta({ example: 3600 }),
+          audience: z.string().meta({ example: 'urn:training-sandbox:playground' }),
+          issuer: z.string().meta({ example: 'https://sandbox.example.org' }),
+          public_key: z.string().meta({ description: 'Where the PEM public key is.', example: 'https://sandbox.example.org/playground/auth/jwt/public-key' }),
+          jwks_uri: z.string().meta({ example: 'https://sandbox.example.org/.well-known/jwks.json' }),
+        })
+        .meta({ id: 'IssuedJwts' }),
+      headers: noStore,
+    },
+  },
+  refusals: { 401: `${REFUSED.basic} WWW-Authenticate: Basic.` },
+} satisfies Contract;
+
+const jwtPublicKey = {
+  responses: {
+    200: {
+      description: 'The key that verifies RS256 tokens.',
+      schema: z
+        .object({
+          alg: z.literal('RS256'),
+          kid: z.string().meta({ description: "The key's RFC 7638 thumbprint." }),
+          pem: z.string().meta({ description: 'SPKI, PEM.', example: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...\n-----END PUBLIC KEY-----\n' }),
+          jwks_uri: z.string().meta({ example: 'https://sandbox.example.org/.well-known/jwks.json' }),
+        })
+        .meta({ id: 'JwtPublicKey' }),
+      headers: publicCache,
+    },
+  },
+} satisfies Contract;
+
 /** /playground/auth/<style>: one endpoint per style, each accepting that style only (spec, "Authentication playground"). */
 export function authPlaygroundRoutes(deps: GatewayDeps): Route[] {
   const { oauth } = deps.clients;
-  const style = (scheme: SchemeName, path: string, summary: string, methods: HttpMethod[] = ['GET'], note?: string) =>
-    route({ methods, path: `${AUTH_PLAYGROUND}/${path}`, summary, auth: [scheme], noStore: true, handler: (ctx) => authenticatedReply(ctx, note) });
+  const style = (scheme: (typeof STYLES)[number], path: string, summary: string, methods: HttpMethod[] = ['GET'], note?: string) =>
+    route({
+      methods,
+      path: `${AUTH_PLAYGROUND}/${path}`,
+      summary,
+      auth: [scheme],
+      noStore: true,
+      contract: styleContract(scheme),
+      handler: (ctx) => authenticatedReply(ctx, note),
+    });
 
   return [
     style('basic', 'basic', 'Authorization: Basic of App ID and App Secret (RFC 7617).'),
@@ -46,6 +173,7 @@ export function authPlaygroundRoutes(deps: GatewayDeps): Route[] {
       summary: 'Basic App ID and App Secret: an HS256 token (keyed with the API key) and an RS256 token (the sandbox key).',
       auth: ['basic'],
       noStore: true,
+      contract: jwtIssue,
       handler: async (ctx) => {
         const issued = await oauth.issueJwt({ appId: appPrincipalOf(ctx).appId, issuer: ctx.baseUrl }, ctx.call());
         return json({
@@ -65,10 +193,9 @@ export function authPlaygroundRoutes(deps: GatewayDeps): Route[] {
       path: `${AUTH_PLAYGROUND}/jwt/decode`,
       summary: 'JSON body {token}: the header and payload of a JWT, decoded but NOT verified.',
       body: 'json',
+      contract: jwtDecode,
       handler: (ctx) => {
-        const token = (ctx.body as { token?: unknown }).token;
-        if (token === undefined) throw badRequest('invalid_body', 'Send {"token": "<a JWT>"}.');
-        if (typeof token !== 'string') throw badRequest('invalid_body', 'token must be a string.');
+        const { token } = inputOf(ctx, jwtDecode).body;
         try {
           // jose decodes without verifying: exactly what this endpoint shows, and nothing it implies.
           return json({
@@ -86,6 +213,7 @@ export function authPlaygroundRoutes(deps: GatewayDeps): Route[] {
       methods: 'GET',
       path: `${AUTH_PLAYGROUND}/jwt/public-key`,
       summary: 'The PEM public key that verifies RS256 tokens (also at /.well-known/jwks.json).',
+      contract: jwtPublicKey,
       handler: async (ctx) => {
         const key = await oauth.getJwtPublicKey({}, ctx.call());
         return json({ alg: 'RS256', kid: key.kid, pem: key.pem, jwks_uri: `${ctx.baseUrl}${OAUTH_PATHS.jwks}` }, 200, { 'Cache-Control': 'public, max-age=300' });

@@ -1,8 +1,11 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import { z } from 'zod';
 import type { playground } from '@sandbox/contracts';
 import type { GatewayDeps } from '../deps';
+import { BATCH } from '../http/batch';
 import type { RouteContext } from '../http/context';
+import { binary, inputOf, type Contract, type ResponseDoc } from '../http/contract';
 import { badRequest } from '../http/errors';
 import { json, type Reply } from '../http/reply';
 import { route, type Route } from '../http/route';
@@ -45,11 +48,706 @@ export function replyOf(response: playground.HttpResponse | undefined): Reply {
   return { status: response.status, headers, body };
 }
 
-/** The delay a request asks for, as the deadline of its call: the wait plus a margin, never past the cap. */
-function delayDeadline(ctx: RouteContext, fallback: number, cap: number): number {
-  const asked = Number(ctx.query.get('delay') ?? fallback);
-  return (Number.isFinite(asked) && asked > 0 ? Math.min(asked, cap) : 0) + DELAY_MARGIN_MS;
+/** The deadline of a delayed call: the wait asked for (never past the cap), plus a margin. */
+const delayDeadline = (delayMs: number, cap: number) => Math.min(delayMs, cap) + DELAY_MARGIN_MS;
+
+// ---- parameters: what the gateway validates and the OpenAPI document shows ----
+//
+// The playground service owns these rules for its own callers
+// (services/playground/src/domain: query.ts, respond.ts, redirect.ts,
+// cors.ts) and still checks them there. The gateway states the same rules
+// here so that the document shows them, and so it refuses first, before any
+// call, with the playground's status, code and words: for an HTTP client
+// these schemas are the one rule. Change a rule in both places.
+
+/** A caller's value inside a message: quoted, and cut short if long (as the playground shows it). */
+function shown(value: unknown): string {
+  const text = String(value);
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}...` : text);
 }
+
+interface WholeNumber {
+  /** Completes "<name> must be …" when the value is not digits. */
+  what: string;
+  min?: number;
+  max?: number;
+  /** The refusal of a whole number outside [min, max]. */
+  outOfRange?: (value: number) => string;
+  /** Absent: this value (documented as the default). */
+  default: number;
+  description: string;
+  example?: number;
+}
+
+/**
+ * A whole number in the query, as the playground reads one: digits only (no
+ * sign, point, exponent or spaces; `delay=` is given, and refused), leading
+ * zeros fine, hundreds of digits just very large. Documented as an integer
+ * with the bounds and default it is checked against.
+ */
+function wholeNumber(name: string, rule: WholeNumber) {
+  const { min, max, outOfRange } = rule;
+  const number = z
+    .string()
+    .regex(/^[0-9]+$/, { error: (issue) => `${name} must be ${rule.what}${/^-[0-9]+$/.test(String(issue.input)) ? ', not negative' : ''}; got ${shown(issue.input)}` })
+    .transform((digits) => Math.min(Number(digits), Number.MAX_VALUE))
+    .refine((value) => (min === undefined || value >= min) && (max === undefined || value <= max), {
+      error: (issue) => outOfRange?.(issue.input as number) ?? `${name} must be from ${min} to ${max}; got ${issue.input}`,
+    });
+  const meta = {
+    type: 'integer' as const,
+    ...(min !== undefined ? { minimum: min } : {}),
+    ...(max !== undefined ? { maximum: max } : {}),
+    default: rule.default,
+    description: rule.description,
+    ...(rule.example !== undefined ? { example: rule.example } : {}),
+  };
+  return number.default(rule.default).meta(meta);
+}
+
+/** A value given in the query is one of these words. */
+const oneOf = <const T extends readonly [string, ...string[]]>(name: string, values: T, words: string) =>
+  z.enum(values, { error: (issue) => `${name} must be ${words}; got ${shown(issue.input)}` });
+
+const delayOf = (defaultMs: number, capMs: number) =>
+  wholeNumber('delay', {
+    what: 'a whole number of milliseconds, e.g. delay=1500',
+    min: 0,
+    default: defaultMs,
+    description: `Milliseconds to wait before answering. Capped at ${capMs}: a longer delay waits ${capMs}, and the answer says so (X-Delay-Applied-Ms, notes); it is not refused.`,
+    example: 1500,
+  });
+
+/** The playground's answers to /playground/response: a status from 100 to 599 (1xx answered as a 200). */
+const STATUS_RANGE = { min: 100, max: 599 } as const;
+const responseQuery = z.object({
+  status: wholeNumber('status', {
+    what: `an integer from ${STATUS_RANGE.min} to ${STATUS_RANGE.max}, e.g. status=503`,
+    ...STATUS_RANGE,
+    outOfRange: (value) => `status must be an integer from ${STATUS_RANGE.min} to ${STATUS_RANGE.max}; got ${value}`,
+    default: 200,
+    description: 'The status to answer with. A 1xx cannot be a final answer, so it is answered as a 200 with X-Status-Requested.',
+    example: 418,
+  }),
+  delay: delayOf(0, DELAY_CAPS.response),
+  body: z
+    .string()
+    .optional()
+    .meta({ description: 'Text to answer with instead of the JSON description (text/plain; charset=utf-8). Not sent with 204, 205 or 304, which carry no body.', example: 'short and stout' }),
+});
+
+const timeoutQuery = z.object({ delay: delayOf(1000, DELAY_CAPS.timeout) });
+
+const REDIRECT_STATUSES = ['301', '302', '307', '308'] as const;
+const MAX_REDIRECTS = 10;
+/** One request of the chain in the trail: METHOD-bytes. */
+const TRAIL_ENTRY = '[A-Za-z]{1,16}-[0-9]{1,10}';
+const redirectQuery = z
+  .object({
+    n: wholeNumber('n', {
+      what: `a whole number of redirects from 1 to ${MAX_REDIRECTS}, e.g. n=3`,
+      min: 1,
+      max: MAX_REDIRECTS,
+      outOfRange: (value) => `n must be from 1 to ${MAX_REDIRECTS} (the number of redirects before the final answer); got ${value}`,
+      default: 1,
+      description: 'Redirects before the final 200.',
+      example: 3,
+    }),
+    status: z
+      .string()
+      .refine((value): value is (typeof REDIRECT_STATUSES)[number] => (REDIRECT_STATUSES as readonly string[]).includes(value.replace(/^0+(?=\d)/, '')), {
+        error: (issue) => `status must be one of 301, 302, 307 or 308; got ${/^[0-9]+$/.test(String(issue.input)) ? Number(issue.input) : shown(issue.input)}`,
+      })
+      .transform(Number)
+      .default(302)
+      .meta({
+        type: 'integer',
+        enum: REDIRECT_STATUSES.map(Number),
+        default: 302,
+        description: '301 and 302 let clients turn a POST into a GET (most do); 307 and 308 require the same method and body.',
+        example: 307,
+      }),
+    hop: wholeNumber('hop', {
+      what: 'the number of redirects already followed, from 0 to n',
+      min: 0,
+      max: MAX_REDIRECTS,
+      outOfRange: (value) => `hop must be from 0 to n (at most ${MAX_REDIRECTS}); got ${value}`,
+      default: 0,
+      description: 'Written by the service into each Location: the redirects already followed, at most n. Follow the Location rather than editing it.',
+    }),
+    trail: z
+      .string()
+      .regex(new RegExp(`^(?:${TRAIL_ENTRY}(?:\\.${TRAIL_ENTRY})*)?$`), {
+        error: (issue) =>
+          `trail must hold one METHOD-bytes entry per redirect already followed, joined by dots; got ${shown(issue.input)}. This endpoint writes it into each Location: follow the Location rather than editing it`,
+      })
+      .optional()
+      .meta({ description: 'Written by the service into each Location: what arrived at each request so far (METHOD-bytes, joined by dots), one entry per hop.', example: 'POST-7' }),
+  })
+  .superRefine(({ n, hop, trail }, ctx) => {
+    if (hop > n) ctx.addIssue({ code: 'custom', path: ['hop'], message: `hop must be from 0 to n (${n}); got ${hop}` });
+    else if ((trail ? trail.split('.').length : 0) !== hop) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['trail'],
+        message: `trail must hold one METHOD-bytes entry per redirect already followed (hop=${hop} needs ${hop}), joined by dots; got ${shown(trail ?? '')}. This endpoint writes it into each Location: follow the Location rather than editing it`,
+      });
+    }
+  });
+
+// The CORS lab's parameters (docs/http-practice.md, "CORS lab").
+/** RFC 9110 token characters (method and header names). */
+const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
+const MAX_LIST_ITEMS = 50;
+/** Names separated by commas (spaces around them allowed), at most 50, each a token or *; empty or blank: an empty list. */
+const TOKEN_LIST = new RegExp(`^\\s*$|^\\s*${TOKEN}\\s*(?:,\\s*${TOKEN}\\s*){0,${MAX_LIST_ITEMS - 1}}$`);
+const tokenList = (name: string, what: string, description: string, example: string) =>
+  z
+    .string()
+    .regex(TOKEN_LIST, { error: (issue) => `${name} must be ${what} separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${shown(issue.input)}` })
+    .optional()
+    .meta({ description, example });
+const MAX_AGE_LIMIT = 86_400;
+const LAB_DEFAULT_MAX_AGE = 600;
+
+/** The five steering parameters: the same on all three lab URLs, and on the preflight a browser sends to them. */
+const labSteering = {
+  allow_origin: z
+    .string()
+    .regex(/^[\x21-\x7e](?:[\x20-\x7e]{0,254}[\x21-\x7e])?$/, {
+      error: (issue) => `allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${shown(issue.input)}`,
+    })
+    .optional()
+    .meta({
+      description: 'Access-Control-Allow-Origin of every lab answer, sent exactly as given (so a trailing slash or a list can be seen to fail). Absent: the request’s Origin, reflected.',
+      example: 'https://example.org',
+    }),
+  allow_methods: tokenList(
+    'allow_methods',
+    'method names',
+    'Access-Control-Allow-Methods of the preflight answer, case kept; empty: no such header. Absent: the requested method, reflected.',
+    'GET, PUT',
+  ),
+  allow_headers: tokenList(
+    'allow_headers',
+    'header names',
+    'Access-Control-Allow-Headers of the preflight answer; empty: no such header. Absent: the requested headers, reflected.',
+    'x-custom',
+  ),
+  allow_credentials: oneOf('allow_credentials', ['true', 'false'], 'true or false')
+    .optional()
+    .meta({ description: 'true: every lab answer carries Access-Control-Allow-Credentials: true. Absent or false: no such header.' }),
+  max_age: wholeNumber('max_age', {
+    what: `a whole number of seconds from 0 to ${MAX_AGE_LIMIT}`,
+    min: 0,
+    max: MAX_AGE_LIMIT,
+    outOfRange: (value) => `max_age must be from 0 to ${MAX_AGE_LIMIT} seconds; got ${value}`,
+    default: LAB_DEFAULT_MAX_AGE,
+    description: 'Access-Control-Max-Age of the preflight answer, in seconds (Chromium keeps a preflight at most 7200 s, Firefox 86400 s).',
+    example: 42,
+  }),
+};
+const labQuery = z.object(labSteering);
+
+/** A serialised origin (scheme, host and port; no path, no trailing slash), or null. */
+function isSerialisedOrigin(value: string): boolean {
+  if (value === 'null') return true;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
+
+const corsInfoQuery = z.object({
+  ...labSteering,
+  method: z
+    .string()
+    .regex(new RegExp(`^${TOKEN}$`), { error: (issue) => `method must be an HTTP method name such as PUT; got ${shown(issue.input)}` })
+    .max(32, { error: (issue) => `method must be an HTTP method name such as PUT; got ${shown(issue.input)}` })
+    .default('GET')
+    .meta({ description: 'The method your page will use (fetch upper-cases only DELETE, GET, HEAD, OPTIONS, POST and PUT).', example: 'PUT' }),
+  headers: z
+    .string()
+    .regex(TOKEN_LIST, { error: (issue) => `headers must be header names separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${shown(issue.input)}` })
+    .refine((value) => !value.split(',').some((item) => item.trim() === '*'), { error: 'headers lists the header names your page will set; * is not a header name' })
+    .optional()
+    .meta({ description: 'The header names your page will set, separated by commas.', example: 'x-custom, authorization' }),
+  content_type: z
+    .string()
+    .regex(/^[\x20-\x7e]{1,256}$/, {
+      error: (issue) => `content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${shown(issue.input)}`,
+    })
+    .optional()
+    .meta({ description: 'The Content-Type your page will send, if any (it counts as a header).', example: 'application/json' }),
+  credentials: oneOf('credentials', ['omit', 'same-origin', 'include'], "omit, same-origin or include (fetch's credentials option)")
+    .default('same-origin')
+    .meta({ description: "fetch's credentials option." }),
+  origin: z
+    .string()
+    .refine(isSerialisedOrigin, {
+      error: (issue) => `origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${shown(issue.input)}`,
+    })
+    .optional()
+    .meta({ description: 'The origin of the page to ask about; default: this request’s Origin header (curl sends none).', example: 'https://learner.example' }),
+});
+
+// ---- bodies ----------------------------------------------------------------------
+
+/** Any bytes: the playground reads them by their Content-Type (docs/http-practice.md, "Echo"). */
+const rawBody = (description: string) => ({ description, content: { '*/*': binary('The body as sent.') } });
+
+const uploadBody = {
+  description: `multipart/form-data (curl -F, a browser FormData): any number of fields and file parts, streamed. 10 MiB a file, ${UPLOAD_MAX_BYTES / 1024 / 1024} MiB in all (framing included), 20 parts, 64 KiB a field value: the playground checks each as the body streams (413).`,
+  content: {
+    'multipart/form-data': z
+      .looseObject({ file: binary('A file part; any field name works, and any number of them.').optional() })
+      .meta({ description: 'Fields and files under any names.' }),
+  },
+};
+
+/**
+ * A batch item. The batch runner (http/batch.ts) checks each item as it
+ * comes to it, so a bad item fails alone (400 in its own result) and the
+ * batch goes on: the dispatcher lets any item through, and this schema only
+ * documents what a good one is.
+ */
+const batchItem = z.object({
+  method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).meta({ example: 'GET' }),
+  path: z.string().max(2048).meta({ description: 'A path on this service with its query: not a URL, no . or .. segments, no backslash, not the batch itself.', example: '/playground/echo?x=1' }),
+  headers: z.record(z.string(), z.string()).optional().meta({ description: 'Only these: nothing is inherited from the batch request.', example: { 'x-api-key': 'ak_…' } }),
+  body: z.unknown().optional().meta({ description: 'A string is sent as text/plain, anything else as JSON, unless headers names a Content-Type.' }),
+});
+const { $schema: _dialect, ...batchItemShape } = z.toJSONSchema(batchItem, { io: 'input' });
+const batchBody = z
+  .object({
+    requests: z
+      .array(z.unknown().meta({ id: 'BatchItem', ...batchItemShape }), { error: 'requests must be an array: send {"requests": [{"method": "GET", "path": "/health"}, …]}' })
+      // The runner owns the cap (BATCH.maxItems, 400 too_many_requests); stated here for the document.
+      .meta({ maxItems: BATCH.maxItems, description: `At most ${BATCH.maxItems}; run in order, one ${BATCH.budgetMs / 1000} s budget for all.` }),
+  })
+  .meta({ id: 'Batch', example: { requests: [{ method: 'GET', path: '/health' }, { method: 'POST', path: '/playground/echo', body: { n: 1 } }] } });
+
+// ---- answers ---------------------------------------------------------------------
+
+const notes = z.array(z.string()).meta({ description: 'What happened and why, in words (empty when there is nothing to say).' });
+const formValues = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+const bodyKind = z.enum(['none', 'json', 'form', 'text', 'bytes']);
+
+const echoAnswer = z
+  .object({
+    method: z.string(),
+    url: z.string().meta({ description: 'The public base URL, the path and the query.' }),
+    path: z.string().meta({ description: 'As sent (percent-encoded).' }),
+    query: formValues.meta({ description: 'A key given once is a string; a repeated key, an array in the order given.' }),
+    contentType: z.string().nullable(),
+    body: z.unknown().meta({ description: 'none: null; json: the object; form: an object like query; text: the string; bytes: {size, sha256}.' }),
+    bodyKind,
+    bodySize: z.number().int(),
+    headers: formValues.meta({ description: 'Lower-case names, repeats combined as node combines them (set-cookie an array).' }),
+    clientAddress: z.string(),
+    httpVersion: z.string(),
+    notes,
+  })
+  .meta({
+    id: 'EchoAnswer',
+    description: 'What arrived, read the way a server reads it.',
+    example: {
+      method: 'POST',
+      url: 'http://127.0.0.1:8080/playground/echo?tag=a&tag=b',
+      path: '/playground/echo',
+      query: { tag: ['a', 'b'] },
+      contentType: 'application/json',
+      body: { hello: 'world' },
+      bodyKind: 'json',
+      bodySize: 17,
+      headers: { host: '127.0.0.1:8080', 'content-type': 'application/json', 'content-length': '17' },
+      clientAddress: '127.0.0.1',
+      httpVersion: '1.1',
+      notes: [],
+    },
+  });
+
+const delayFields = {
+  delayRequestedMs: z.number().meta({ description: 'The delay asked for.' }),
+  delayAppliedMs: z.number().meta({ description: 'The wait, after the cap.' }),
+  delayCapMs: z.number(),
+};
+const respondAnswer = z
+  .object({
+    status: z.number().int(),
+    statusText: z.string().nullable().meta({ description: "The status's reason phrase; null for a status without one." }),
+    statusRequested: z.number().int().optional().meta({ description: 'Only when the status answered is not the one asked for (a 1xx).' }),
+    method: z.string(),
+    ...delayFields,
+    notes,
+  })
+  .meta({
+    id: 'ResponseAnswer',
+    description: 'The status asked for, described (without the body parameter).',
+    example: { status: 418, statusText: "I'm a Teapot", method: 'GET', delayRequestedMs: 20, delayAppliedMs: 20, delayCapMs: DELAY_CAPS.response, notes: [] },
+  });
+const timeoutAnswer = z
+  .object({ status: z.literal(200), ...delayFields, notes })
+  .meta({
+    id: 'TimeoutAnswer',
+    example: { status: 200, delayRequestedMs: 1000, delayAppliedMs: 1000, delayCapMs: DELAY_CAPS.timeout, notes: ['Waited 1000 ms before answering.'] },
+  });
+
+const redirectStatus = z.number().int().meta({ enum: REDIRECT_STATUSES.map(Number) });
+const redirectHop = z
+  .object({
+    redirect: z.number().int().meta({ description: 'This redirect’s number, from 1.' }),
+    of: z.number().int().meta({ description: 'n' }),
+    status: redirectStatus,
+    location: z.string().meta({ description: 'As in the Location header.' }),
+    arrived: z.object({ method: z.string(), bodyBytes: z.number().int() }),
+    notes,
+  })
+  .meta({
+    id: 'RedirectHop',
+    example: {
+      redirect: 1,
+      of: 3,
+      status: 307,
+      location: '/playground/redirect?n=3&status=307&hop=1&trail=POST-7',
+      arrived: { method: 'POST', bodyBytes: 7 },
+      notes: ['307 Temporary Redirect: clients must repeat the request at Location with the same method and the same body (RFC 9110 15.4.8).'],
+    },
+  });
+const redirectEnd = z
+  .object({
+    redirects: z.number().int(),
+    status: redirectStatus,
+    trail: z.array(z.object({ request: z.number().int(), method: z.string(), bodyBytes: z.number().int(), answered: z.number().int() })),
+    arrived: z.object({ method: z.string(), contentType: z.string().nullable(), body: z.unknown(), bodyKind, bodySize: z.number().int() }),
+    methodChanged: z.boolean(),
+    notes: notes.meta({ description: 'The first line is the verdict: what your client did with the method and the body.' }),
+  })
+  .meta({
+    id: 'RedirectEnd',
+    example: {
+      redirects: 1,
+      status: 302,
+      trail: [
+        { request: 1, method: 'POST', bodyBytes: 7, answered: 302 },
+        { request: 2, method: 'GET', bodyBytes: 0, answered: 200 },
+      ],
+      arrived: { method: 'GET', contentType: null, body: null, bodyKind: 'none', bodySize: 0 },
+      methodChanged: true,
+      notes: ['Your client turned POST into GET after redirect 1 and dropped the body, as clients do with a 302; use 307 or 308 to keep the method and body.'],
+    },
+  });
+
+const headersAnswer = z
+  .object({
+    received: z.array(z.object({ name: z.string(), value: z.string() })).meta({ description: 'Every header line as it arrived: original case, order, repeats.' }),
+    count: z.number().int(),
+    normalised: formValues.meta({ description: 'What a node server works with: lower-case names, repeats combined.' }),
+    httpVersion: z.string(),
+    notes,
+  })
+  .meta({
+    id: 'HeadersAnswer',
+    example: {
+      received: [
+        { name: 'Host', value: '127.0.0.1:8080' },
+        { name: 'X-Custom', value: '1' },
+        { name: 'x-custom', value: '2' },
+      ],
+      count: 3,
+      normalised: { host: '127.0.0.1:8080', 'x-custom': '1, 2' },
+      httpVersion: '1.1',
+      notes: ['X-Custom was sent 2 times: joined with ", " into one value (RFC 9110 5.3: a list header may be split over several lines).'],
+    },
+  });
+
+const uploadAnswer = z
+  .object({
+    parts: z.array(
+      z.discriminatedUnion('type', [
+        z.object({
+          type: z.literal('file'),
+          name: z.string(),
+          filename: z.string().nullable(),
+          contentType: z.string(),
+          size: z.number().int(),
+          sha256: z.string().meta({ description: 'Lower-case hex, as sha256sum prints it.' }),
+        }),
+        z.object({ type: z.literal('field'), name: z.string(), value: z.string() }),
+      ]),
+    ),
+    files: z.number().int(),
+    fields: z.number().int(),
+    bodyBytes: z.number().int().meta({ description: 'The body, multipart framing included.' }),
+    limits: z.object({ fileBytes: z.number().int(), requestBytes: z.number().int(), parts: z.number().int(), fieldBytes: z.number().int() }),
+    notes,
+  })
+  .meta({
+    id: 'UploadAnswer',
+    example: {
+      parts: [
+        { type: 'file', name: 'doc', filename: 'photo.jpg', contentType: 'image/jpeg', size: 30512, sha256: '98ea6e4f216f2fb4b69fff9b3a44842c38686ca685f3f55dc48c5d3fb1107be4' },
+        { type: 'field', name: 'note', value: 'hello' },
+      ],
+      files: 1,
+      fields: 1,
+      bodyBytes: 30871,
+      limits: { fileBytes: 10485760, requestBytes: UPLOAD_MAX_BYTES, parts: 20, fieldBytes: 65536 },
+      notes: [],
+    },
+  });
+
+const checkResult = z.object({ result: z.enum(['pass', 'fail', 'skipped', 'unknown']), why: z.string() });
+const checkName = z.enum(['origin', 'credentials', 'method', 'headers']);
+/** Access-Control-* header values; the allowed origin is null when there was none to reflect. */
+const corsHeaderValues = z.record(z.string(), z.string().nullable());
+const corsInfoAnswer = z
+  .object({
+    origin: z.object({
+      value: z.string().nullable(),
+      source: z.enum(['origin parameter', 'Origin header', 'none']),
+      serviceOrigin: z.string().nullable(),
+      sameOrigin: z.boolean(),
+    }),
+    request: z.object({
+      method: z.string(),
+      headers: z.array(z.string()),
+      contentType: z.string().nullable(),
+      credentials: z.enum(['omit', 'same-origin', 'include']),
+      droppedByBrowser: z.array(z.string()),
+    }),
+    check: z.enum(['simple', 'preflight', 'none', 'blocked']),
+    why: z.array(z.string()),
+    preflightRequest: z.object({ method: z.literal('OPTIONS'), headers: corsHeaderValues }).nullable(),
+    checks: z.object({ origin: checkResult, credentials: checkResult, method: checkResult, headers: checkResult }),
+    failing: z.array(checkName),
+    verdict: z.enum(['pass', 'fail', 'unknown']),
+    summary: z.string(),
+    labAnswers: z.object({ preflight: corsHeaderValues.nullable(), actual: corsHeaderValues }),
+    maxAge: z.object({ seconds: z.number().int(), chromiumKeepsFor: z.number().int(), firefoxKeepsFor: z.number().int(), note: z.string() }).nullable(),
+    parameters: z.array(z.object({ name: z.string(), role: z.enum(['steering', 'intended request']), meaning: z.string(), given: z.string().nullable() })),
+    notes,
+  })
+  .meta({
+    id: 'CorsInfo',
+    description: 'Which check a browser makes for the intended request against the lab steered by the same query, and which would fail.',
+    example: {
+      origin: { value: 'https://learner.example', source: 'Origin header', serviceOrigin: 'http://127.0.0.1:8080', sameOrigin: false },
+      request: { method: 'PUT', headers: ['x-custom'], contentType: null, credentials: 'same-origin', droppedByBrowser: [] },
+      check: 'preflight',
+      why: ['PUT is not a CORS-safelisted method (GET, HEAD, POST).', 'x-custom is not a CORS-safelisted request header.'],
+      preflightRequest: {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://learner.example', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'x-custom' },
+      },
+      checks: {
+        origin: { result: 'pass', why: 'Access-Control-Allow-Origin reflects the Origin the browser sends, so any origin passes.' },
+        credentials: { result: 'skipped', why: "credentials: 'same-origin' sends no cookies or HTTP authentication to another origin." },
+        method: { result: 'pass', why: 'Access-Control-Allow-Methods ("PUT") lists PUT.' },
+        headers: { result: 'pass', why: 'Access-Control-Allow-Headers ("x-custom") covers x-custom.' },
+      },
+      failing: [],
+      verdict: 'pass',
+      summary: 'A page at https://learner.example calling PUT with x-custom makes a preflight (OPTIONS) first, and every check passes: the page can read the answer.',
+      labAnswers: {
+        preflight: {
+          'Access-Control-Allow-Origin': 'https://learner.example',
+          'Access-Control-Allow-Methods': 'PUT',
+          'Access-Control-Allow-Headers': 'x-custom',
+          'Access-Control-Max-Age': '600',
+        },
+        actual: { 'Access-Control-Allow-Origin': 'https://learner.example' },
+      },
+      maxAge: { seconds: 600, chromiumKeepsFor: 600, firefoxKeepsFor: 600, note: 'A kept preflight answer is reused for the same origin, URL (query included) and credentials mode.' },
+      parameters: [{ name: 'method', role: 'intended request', meaning: 'The method your page will use (default GET).', given: 'PUT' }],
+      notes: [],
+    },
+  });
+const corsSimpleAnswer = z
+  .object({ cors: z.literal('simple'), origin: z.string().nullable().meta({ description: 'The Origin header, if any.' }), note: z.string() })
+  .meta({
+    id: 'CorsSimple',
+    example: { cors: 'simple', origin: 'https://learner.example', note: 'A simple request: the browser sent it without a preflight and checks Access-Control-Allow-Origin on this answer.' },
+  });
+const jsonObject = z.record(z.string(), z.unknown()).meta({ description: 'Any JSON object.', example: { hello: 'world' } });
+const corsPreflightAnswer = z
+  .object({ cors: z.literal('preflighted'), origin: z.string().nullable(), received: jsonObject, note: z.string() })
+  .meta({
+    id: 'CorsPreflighted',
+    example: {
+      cors: 'preflighted',
+      origin: 'https://learner.example',
+      received: { hello: 'world' },
+      note: 'The browser asked first (OPTIONS), was allowed, then sent this request.',
+    },
+  });
+
+const batchAnswer = z
+  .object({
+    count: z.number().int(),
+    budgetMs: z.literal(BATCH.budgetMs),
+    order: z.literal('sequential'),
+    results: z.array(
+      z.object({
+        status: z.number().int().meta({ description: "The item's own status: a failing item never fails the batch (504 batch_budget_exhausted once the budget ran out)." }),
+        headers: formValues,
+        body: z.unknown().meta({ description: 'Parsed when the item answered JSON; text otherwise; null without a body.' }),
+      }),
+    ),
+  })
+  .meta({
+    id: 'BatchAnswer',
+    example: {
+      count: 2,
+      budgetMs: BATCH.budgetMs,
+      order: 'sequential',
+      results: [
+        { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { status: 'ok' } },
+        { status: 400, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { error: { code: 'invalid_path', message: 'requests[1].path must be a path on this service.', requestId: '4b0c2f0e-6a55-4a0e-9f57-1d2c3b4a5e6f' } } },
+      ],
+    },
+  });
+
+// ---- contracts ------------------------------------------------------------------
+
+const delayApplied = {
+  'X-Delay-Applied-Ms': { description: 'The wait, in milliseconds, after the cap.', schema: z.string().regex(/^[0-9]+$/).meta({ example: '1500' }), required: true },
+};
+const playgroundNote = { 'X-Playground-Note': { description: 'Where the answer differs from what was asked for, why, in one line.' } };
+const compressed = { 415: 'The body is compressed (Content-Encoding other than identity): send it as it is.' };
+
+/**
+ * /playground/response answers the status the client asks for, so its
+ * success is a range, not a key. Documented as the classes 2XX, 3XX, 4XX and
+ * 5XX (OpenAPI's range keys, read by Schemathesis's status_code_conformance
+ * and by client generators, which map 2XX to success and 4XX/5XX to errors),
+ * rather than `default`, which says nothing about which statuses can come
+ * and which most generators read as "an error". No 1XX: a 1xx asked for is
+ * answered as a 200. Exact keys where the answer differs from its class:
+ * 200 (the default, and a 1xx asked for), 204, 205 and 304 (no body). Where
+ * a gateway refusal shares a class (400, 413, 503, 504), the document gives
+ * that status both bodies.
+ */
+const answered = (description: string): ResponseDoc => ({
+  description,
+  content: { 'application/json': respondAnswer, 'text/plain': z.string().meta({ description: 'The body parameter, when given.' }) },
+  headers: { ...delayApplied, ...playgroundNote },
+});
+const noBody = (status: string): ResponseDoc => ({ description: `${status}: no body and no Content-Type (RFC 9110), even with the body parameter.`, headers: { ...delayApplied, ...playgroundNote } });
+const respond = {
+  query: responseQuery,
+  description:
+    'Answers with the status asked for (100-599), after the delay asked for, with the body parameter as a text/plain answer or else a JSON description. Where HTTP cannot do as asked, the answer is the closest HTTP allows and X-Playground-Note says so: a 1xx is answered as a 200, 204/205/304 carry no body, a 3xx has no Location (use /playground/redirect), 401 carries WWW-Authenticate and 405 Allow.',
+  responses: {
+    200: {
+      ...answered('The default (no status given), or a 1xx asked for (answered as 200: X-Status-Requested names it).'),
+      headers: { ...delayApplied, ...playgroundNote, 'X-Status-Requested': { description: 'The 1xx asked for, when the answer is a 200 instead.' } },
+    },
+    204: noBody('204 No Content'),
+    205: noBody('205 Reset Content'),
+    304: noBody('304 Not Modified'),
+  },
+  statusClasses: {
+    '2XX': answered('The 2xx asked for.'),
+    '3XX': answered('The 3xx asked for, without a Location: clients return it as it is.'),
+    '4XX': {
+      ...answered('The 4xx asked for.'),
+      headers: {
+        ...delayApplied,
+        ...playgroundNote,
+        'WWW-Authenticate': { description: 'With a 401, as HTTP requires: Bearer realm="training-sandbox".' },
+        Allow: { description: 'With a 405, as HTTP requires: the methods of this endpoint.' },
+      },
+    },
+    '5XX': answered('The 5xx asked for.'),
+  },
+  refusals: { 400: 'A parameter breaks its rule (invalid_parameter, naming it).', ...compressed },
+} satisfies Contract;
+
+const timeout = {
+  query: timeoutQuery,
+  description: "Waits, then answers 200. Set your client's timeout below the delay to watch it give up; when it disconnects, the service stops waiting too.",
+  responses: { 200: { description: 'Waited; the answer says how long.', schema: timeoutAnswer, headers: delayApplied } },
+  refusals: { 400: 'delay is not a whole number of milliseconds (invalid_parameter).' },
+} satisfies Contract;
+
+const hop = (status: number) => ({
+  description: `A redirect of the chain (hop < n).`,
+  schema: redirectHop,
+  headers: {
+    Location: {
+      description: `Where to go next: a path on this host (under the public base path), carrying n, status, hop and trail. Sent with status=${status}.`,
+      schema: z.string().meta({ example: '/playground/redirect?n=3&status=307&hop=1&trail=POST-7' }),
+      required: true,
+    },
+  },
+});
+const redirect = {
+  query: redirectQuery,
+  unparsedBody: rawBody('Any body: it is counted at each hop (307 and 308 must keep it), and shown at the end as the echo reads it, never refused.'),
+  description: 'A chain of n redirects, each answering status with a relative Location, then a 200 showing the trail: which method and body arrived at each request.',
+  responses: {
+    200: { description: 'The end of the chain: the trail, and the verdict on what your client did.', schema: redirectEnd },
+    301: hop(301),
+    302: hop(302),
+    307: hop(307),
+    308: hop(308),
+  },
+  refusals: { 400: 'n, status, hop or trail breaks its rule (invalid_parameter, naming it).', ...compressed },
+} satisfies Contract;
+
+const echo = {
+  unparsedBody: rawBody(
+    'Any body, read by its Content-Type: JSON (application/json and every +json type) must be an object; a form is read like the query; text/* as text; anything else is reported as its size and sha256.',
+  ),
+  description: 'Any query parameters, reflected (a repeated key as a list).',
+  responses: { 200: { description: 'What arrived.', schema: echoAnswer } },
+  refusals: {
+    400: 'A JSON body that is malformed (malformed_body), not an object, or empty (invalid_body), or a JSON or form body that is not UTF-8 (invalid_utf8).',
+    ...compressed,
+  },
+} satisfies Contract;
+
+const upload = {
+  unparsedBody: uploadBody,
+  responses: { 200: { description: 'Every part, in the order sent.', schema: uploadAnswer } },
+  refusals: {
+    400: 'Not multipart/form-data (not_multipart), or a malformed multipart body (malformed_multipart); a field holding a live secret (production_credential_refused).',
+    413: 'A limit crossed (file_too_large, body_too_large, too_many_parts, field_too_large): the service stops reading at once.',
+  },
+} satisfies Contract;
+
+const headers = { responses: { 200: { description: 'The request headers, as received and as normalised.', schema: headersAnswer } } } satisfies Contract;
+
+const labRefusal = { 400: 'A lab parameter breaks its rule (invalid_parameter, naming it).' };
+const corsInfo = {
+  query: corsInfoQuery,
+  responses: { 200: { description: 'The browser’s checks, predicted.', schema: corsInfoAnswer } },
+  refusals: labRefusal,
+} satisfies Contract;
+const corsSimple = {
+  query: labQuery,
+  responses: { 200: { description: 'Allowed under the lab’s policy, as steered.', schema: corsSimpleAnswer } },
+  refusals: labRefusal,
+  noUpstreamRefusals: true,
+} satisfies Contract;
+const corsPreflight = {
+  query: labQuery,
+  body: jsonObject,
+  responses: { 200: { description: 'The body arrived after the preflight.', schema: corsPreflightAnswer } },
+  refusals: labRefusal,
+  noUpstreamRefusals: true,
+} satisfies Contract;
+
+const batch = {
+  body: batchBody,
+  description: 'Each item runs through this API in order, with its own headers only (no credential is inherited), within one budget; a failing item fails alone.',
+  responses: { 200: { description: 'Every item’s answer, in order.', schema: batchAnswer } },
+  refusals: { 400: `requests is not an array (invalid_body), or holds more than ${BATCH.maxItems} items (too_many_requests).` },
+  // An item's own 503 or 504 is its result; the batch itself answers 200.
+  noUpstreamRefusals: true,
+} satisfies Contract;
 
 export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
   const { playground: client } = deps.clients;
@@ -61,6 +759,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       path: '/playground/echo',
       summary: 'Reflects the method, the query (repeated keys as lists), the content type and the parsed body.',
       body: 'raw',
+      contract: echo,
       handler: async (ctx) => replyOf((await client.echo({ http: httpRequestOf(ctx, bytes(ctx)) }, ctx.call())).http),
     }),
     route({
@@ -69,32 +768,43 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       summary: 'multipart/form-data, streamed: reports each file (name, type, size, sha256) and field. 10 MiB a file, 25 MiB in all, 20 parts.',
       body: 'stream',
       bodyLimit: UPLOAD_MAX_BYTES,
-      handler: (ctx) => upload(ctx, deps),
+      contract: upload,
+      handler: (ctx) => uploadStream(ctx, deps),
     }),
     route({
       methods: ANY_METHOD,
       path: '/playground/response',
       summary: `Answers query status (100-599) after query delay (ms, at most ${DELAY_CAPS.response}), with query body echoed.`,
       body: 'raw',
-      handler: async (ctx) => replyOf((await client.respond({ http: httpRequestOf(ctx, bytes(ctx)) }, ctx.call(delayDeadline(ctx, 0, DELAY_CAPS.response)))).http),
+      contract: respond,
+      handler: async (ctx) => {
+        const deadline = delayDeadline(inputOf(ctx, respond).query.delay, DELAY_CAPS.response);
+        return replyOf((await client.respond({ http: httpRequestOf(ctx, bytes(ctx)) }, ctx.call(deadline))).http);
+      },
     }),
     route({
       methods: 'GET',
       path: '/playground/timeout',
       summary: `Waits query delay (ms, default 1000, at most ${DELAY_CAPS.timeout}), then answers 200.`,
-      handler: async (ctx) => replyOf((await client.timeout({ http: httpRequestOf(ctx) }, ctx.call(delayDeadline(ctx, 1000, DELAY_CAPS.timeout)))).http),
+      contract: timeout,
+      handler: async (ctx) => {
+        const deadline = delayDeadline(inputOf(ctx, timeout).query.delay, DELAY_CAPS.timeout);
+        return replyOf((await client.timeout({ http: httpRequestOf(ctx) }, ctx.call(deadline))).http);
+      },
     }),
     route({
       methods: ANY_METHOD,
       path: '/playground/redirect',
       summary: 'A chain of n (1-10) redirects with status 301, 302, 307 or 308, ending in 200 with the trail and the method and body that arrived.',
       body: 'raw',
+      contract: redirect,
       handler: async (ctx) => replyOf((await client.redirect({ http: httpRequestOf(ctx, bytes(ctx)) }, ctx.call())).http),
     }),
     route({
       methods: 'GET',
       path: '/playground/headers',
       summary: 'The request headers exactly as received (case, order, duplicates), beside a normalised map.',
+      contract: headers,
       handler: async (ctx) => replyOf((await client.headers({ http: httpRequestOf(ctx) }, ctx.call())).http),
     }),
     route({
@@ -102,6 +812,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       path: '/playground/cors/info',
       summary: 'Describes the request origin, and which CORS check a browser will make for query method and headers, and which would fail.',
       cors: 'lab',
+      contract: corsInfo,
       handler: async (ctx) => replyOf((await client.corsInfo({ http: httpRequestOf(ctx) }, ctx.call())).http),
     }),
     route({
@@ -109,6 +820,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       path: '/playground/cors/simple',
       summary: 'A simple GET, allowed without a preflight; the origin is reflected (steerable, see cors/info).',
       cors: 'lab',
+      contract: corsSimple,
       handler: (ctx) => json({ cors: 'simple', origin: ctx.headers.origin ?? null, note: 'A simple request: the browser sent it without a preflight and checks Access-Control-Allow-Origin on this answer.' }),
     }),
     route({
@@ -117,14 +829,21 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       summary: 'A JSON object body: its Content-Type makes a browser send a preflight OPTIONS first (steerable, see cors/info).',
       cors: 'lab',
       body: 'json',
+      contract: corsPreflight,
       handler: (ctx) =>
-        json({ cors: 'preflighted', origin: ctx.headers.origin ?? null, received: ctx.body, note: 'The browser asked first (OPTIONS), was allowed, then sent this request.' }),
+        json({
+          cors: 'preflighted',
+          origin: ctx.headers.origin ?? null,
+          received: inputOf(ctx, corsPreflight).body,
+          note: 'The browser asked first (OPTIONS), was allowed, then sent this request.',
+        }),
     }),
     route({
       methods: 'POST',
       path: '/playground/batch',
-      summary: 'JSON {requests: [{method, path, body?, headers?}]} (at most 20): each run through this API in order, one 60 s budget; results in order.',
+      summary: `JSON {requests: [{method, path, body?, headers?}]} (at most ${BATCH.maxItems}): each run through this API in order, one ${BATCH.budgetMs / 1000} s budget; results in order.`,
       body: 'json',
+      contract: batch,
       handler: (ctx) => deps.runBatch(ctx),
     }),
   ];
@@ -138,7 +857,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
  * discarded unread), so each plain field passes the production-credential
  * guard as it arrives, and a match ends the upload before any summary.
  */
-async function upload(ctx: RouteContext, deps: GatewayDeps): Promise<Reply> {
+async function uploadStream(ctx: RouteContext, deps: GatewayDeps): Promise<Reply> {
   const type = ctx.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\b/i.test(type)) {
     throw badRequest('not_multipart', `Send multipart/form-data (e.g. curl -F file=@photo.jpg); this request's Content-Type is ${type || 'missing'}.`);

@@ -5,6 +5,7 @@ import { dataRoutes } from './data-routes';
 import { httpPracticeRoutes } from './http-practice-routes';
 import { oauth1Routes } from './oauth1-routes';
 import { oauthRoutes } from './oauth-routes';
+import { openApiRoutes } from './openapi-routes';
 import { portalRoutes } from './portal-routes';
 import { systemRoutes } from './system-routes';
 
@@ -19,6 +20,7 @@ export function buildRoutes(deps: GatewayDeps): Route[] {
     ...oauthRoutes(deps),
     ...oauth1Routes(deps),
     ...portalRoutes(deps),
+    ...openApiRoutes(deps, () => table),
   );
   return table;
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { oauth } from '@sandbox/contracts';
 import { AppError, GrpcStatus } from '@sandbox/runtime';
 import { authorizationValue } from '../auth/scheme';
@@ -5,6 +6,7 @@ import { decodeBasic } from '../auth/schemes/basic';
 import type { GatewayDeps } from '../deps';
 import type { FormBody } from '../http/body';
 import type { RouteContext } from '../http/context';
+import { inputOf, type Contract } from '../http/contract';
 import { empty, json } from '../http/reply';
 import { route, type Route, type RouteSpec } from '../http/route';
 
@@ -21,17 +23,6 @@ export const OAUTH_PATHS = {
 const invalidRequest = (message: string) => new AppError(GrpcStatus.INVALID_ARGUMENT, 'invalid_request', message);
 const BASIC_CHALLENGE = 'Basic realm="training-sandbox", charset="UTF-8"';
 
-/** The parameters of a form body, one value each, and the names that were sent more than once (RFC 6749 3.1, 3.2: invalid_request). */
-function formOf(ctx: RouteContext): { get(name: string): string | undefined; has(name: string): boolean; repeated: string[] } {
-  const values = new Map<string, string>();
-  const repeated = new Set<string>();
-  for (const [name, value] of (ctx.body as FormBody).pairs) {
-    if (values.has(name)) repeated.add(name);
-    else values.set(name, value);
-  }
-  return { get: (name) => values.get(name), has: (name) => values.has(name), repeated: [...repeated] };
-}
-
 /** RFC 6749 2.3.1: in the Basic header the client id and secret are form-urlencoded first (oauth4webapi sends `app%5F…`). */
 function formDecode(value: string): string {
   try {
@@ -41,13 +32,19 @@ function formDecode(value: string): string {
   }
 }
 
+/** The body fields of client_secret_post (RFC 6749 2.3.1), as the contract validated them. */
+interface ClientFields {
+  client_id?: string;
+  client_secret?: string;
+}
+
 /**
  * How the client authenticated: the Basic header or the body's client_id and
- * client_secret, never both (RFC 6749 2.3.1: one method per request).
+ * client_secret, never both (RFC 6749 2.3.1: one method per request). Whether
+ * the credentials are right is the oauth service's to say.
  */
-function clientAuthentication(ctx: RouteContext, form: ReturnType<typeof formOf>): oauth.ClientAuthentication {
-  const bodyId = form.get('client_id');
-  const bodySecret = form.get('client_secret');
+function clientAuthentication(ctx: RouteContext, body: ClientFields): oauth.ClientAuthentication {
+  const { client_id: bodyId, client_secret: bodySecret } = body;
   const basic = authorizationValue(ctx, 'basic');
   if (basic !== undefined) {
     const decoded = decodeBasic(basic);
@@ -61,6 +58,26 @@ function clientAuthentication(ctx: RouteContext, form: ReturnType<typeof formOf>
   }
   if (bodySecret !== undefined) return { clientId: bodyId ?? '', clientSecret: bodySecret, method: 'body' };
   return { clientId: bodyId ?? '', clientSecret: '', method: '' };
+}
+
+/**
+ * The client a token, introspection or revocation request names (the Basic
+ * user, or the form's client_id), for the app's request log: set before the
+ * contract checks the form, so refusals are logged too. Whether the client
+ * authenticated is the oauth service's to say.
+ */
+function logClient(ctx: RouteContext): void {
+  const basic = authorizationValue(ctx, 'basic');
+  const decoded = basic === undefined ? undefined : decodeBasic(basic);
+  let clientId: string | undefined;
+  if (decoded) {
+    try {
+      clientId = formDecode(decoded.user);
+    } catch {
+      return;
+    }
+  } else clientId = (ctx.body as FormBody).pairs.find(([name, value]) => name === 'client_id' && value !== '')?.[1];
+  if (clientId) ctx.logAs = { appId: clientId, style: 'oauth2' };
 }
 
 /** Token answers hold credentials: never stored by a cache (RFC 6749 5.1). */
@@ -81,36 +98,309 @@ const introspectionJson = (i: oauth.IntrospectResponse) =>
     ? members({ active: true, scope: i.scope, client_id: i.clientId, token_type: i.tokenType, exp: i.exp, iat: i.iat, sub: i.sub, aud: i.aud, iss: i.iss, jti: i.jti })
     : { active: false };
 
+/** A value the client sent, quoted in an error_description: short, and only the characters RFC 6749 5.2 allows there. */
+function quoted(value: unknown): string {
+  const chars = [...String(value)];
+  return `'${(chars.length > 60 ? `${chars.slice(0, 60).join('')}...` : chars.join('')).replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?')}'`;
+}
+
+// ---- schemas: what the dispatcher validates and the OpenAPI document shows ----
+// The gateway owns the request's syntax: one value per parameter (a form is
+// checked as single values, contract.ts), the grant types and the parameters
+// each one requires, the token of an introspection or revocation. The oauth
+// service owns everything that needs its state or the app's: client
+// authentication, codes, PKCE, redirect URIs, scopes, refresh tokens. Their
+// rules are described here, and refused there.
+
+const APP_ID = 'app_Xq3V0d5yH2kq8Jr1mT9bWg';
+const REDIRECT_URI = 'https://client.example/callback';
+const ACCESS_TOKEN = 'eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6Ii4uLiJ9.eyJpc3MiOiIuLi4ifQ.c2lnbmF0dXJl';
+const REFRESH_TOKEN = 'rt_3Jq9sW8bHcM1xV0eK7nT2pL5yR4uA6dF9gZ2hQ8wE1t';
+const required = (field: string, what: string) => z.string({ error: `${field} is required: ${what}` });
+
+const clientFields = {
+  client_id: z
+    .string()
+    .optional()
+    .meta({ description: 'The App ID. With client_secret: client_secret_post. With the Basic header: the same App ID, or left out.', example: APP_ID }),
+  client_secret: z
+    .string()
+    .optional()
+    .meta({ description: 'The App Secret (client_secret_post). Never together with the Basic header: one method per request.', example: 'as_5Yq0...' }),
+};
+const scope = z
+  .string()
+  .optional()
+  .meta({ description: "Space-separated pack scopes (RFC 6749 3.3), some of the app's; absent: every scope the app holds.", example: 'hr:read stocks:read' });
+
+const GRANT_TYPES = ['client_credentials', 'authorization_code', 'refresh_token'] as const;
+
+const clientCredentialsGrant = z
+  .object({
+    grant_type: z.literal('client_credentials').optional().meta({ description: 'client_credentials; the default when absent.' }),
+    scope,
+    ...clientFields,
+  })
+  .meta({ description: 'grant_type client_credentials (RFC 6749 4.4): a token for the app itself. No refresh token.' });
+const authorizationCodeGrant = z
+  .object({
+    grant_type: z.literal('authorization_code'),
+    code: required('code', 'send the code that came back to your redirect URI').meta({
+      description: 'The code from the authorization redirect: single use, valid for 60 s.',
+      example: 'Q2Vv3k1d8JmXzq0bR7tYw5nP4sL6hG9fA2cE1uK3oI8',
+    }),
+    redirect_uri: z
+      .string()
+      .optional()
+      .meta({ description: 'Exactly as sent to the authorization endpoint; required when it was sent there (RFC 6749 4.1.3).', example: REDIRECT_URI }),
+    code_verifier: z.string().optional().meta({
+      description:
+        'PKCE (RFC 7636 4.5): 43 to 128 of A-Z a-z 0-9 - . _ ~. Required when the authorization request had a code_challenge, refused when it had none (RFC 9700 2.1.1).',
+      example: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    }),
+    scope: scope.meta({ description: "Optional: narrows the code's scope; absent: the code's scope." }),
+    ...clientFields,
+  })
+  .meta({ description: 'grant_type authorization_code (RFC 6749 4.1.3): redeem a code (PKCE per RFC 7636). The answer has a refresh token.' });
+const refreshTokenGrant = z
+  .object({
+    grant_type: z.literal('refresh_token'),
+    refresh_token: required('refresh_token', 'send the refresh token from your last token response').meta({
+      description: 'The last refresh token issued: each works once and rotates; presenting a used one revokes its whole grant.',
+      example: REFRESH_TOKEN,
+    }),
+    scope: scope.meta({ description: 'Optional: narrows what was granted, never widens it (RFC 6749 6); absent: the original grant.' }),
+    ...clientFields,
+  })
+  .meta({ description: 'grant_type refresh_token (RFC 6749 6): a new access token and a new refresh token of the same grant.' });
+
+/**
+ * RFC 6749 4.1.3, 4.4.2 and 6 as one schema: which parameters a request
+ * needs depends on its grant_type, so the body is one of three shapes. The
+ * branches have no component names of their own, so the document shows a
+ * plain oneOf (a discriminator object would need grant_type in every branch,
+ * and client_credentials may leave it out).
+ */
+const tokenBody = z
+  .discriminatedUnion('grant_type', [clientCredentialsGrant, authorizationCodeGrant, refreshTokenGrant], {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? `grant_type ${quoted((issue.input as { grant_type?: unknown }).grant_type)} is not supported here: use client_credentials (the default), authorization_code or refresh_token`
+        : undefined,
+  })
+  .meta({
+    id: 'TokenRequest',
+    description: 'Unrecognised parameters are ignored (RFC 6749 3.2); each parameter at most once; an empty one counts as absent.',
+  });
+
+const tokenResponse = z
+  .object({
+    access_token: z.string().meta({ description: 'An RFC 9068 JWT (RS256, typ at+jwt), verifiable with the JWKS.', example: ACCESS_TOKEN }),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int().meta({ description: 'Seconds the access token lives.', example: 3600 }),
+    refresh_token: z.string().optional().meta({ description: 'Authorization code and refresh grants only.', example: REFRESH_TOKEN }),
+    scope: z.string().optional().meta({ description: 'The granted scopes, space-separated; absent when the app holds none.', example: 'hr:read' }),
+  })
+  .meta({ id: 'TokenResponse', description: 'RFC 6749 section 5.1.' });
+
+const tokenHeaders = {
+  'Cache-Control': { description: 'Token answers are never stored (RFC 6749 5.1).', schema: z.literal('no-store'), required: true },
+  Pragma: { description: 'For HTTP/1.0 caches (RFC 6749 5.1).', schema: z.literal('no-cache'), required: true },
+};
+
+const tokenForm = (what: 'introspect' | 'revoke', id: string) =>
+  z
+    .object({
+      token: required('token', `send the token to ${what} as the form field token`).meta({
+        description: 'An access token or a refresh token issued here.',
+        example: ACCESS_TOKEN,
+      }),
+      token_type_hint: z
+        .string()
+        .optional()
+        .meta({ description: "Ignored: the token's form says what it is; no value is refused.", example: 'access_token' }),
+      ...clientFields,
+    })
+    .meta({ id });
+
+const introspectBody = tokenForm('introspect', 'IntrospectionRequest');
+const revokeBody = tokenForm('revoke', 'RevocationRequest');
+
+const introspection = z
+  .discriminatedUnion('active', [
+    z
+      .object({
+        active: z.literal(true),
+        scope: z.string().optional().meta({ description: 'What the token can do now, space-separated.', example: 'hr:read' }),
+        client_id: z.string().meta({ example: APP_ID }),
+        token_type: z.enum(['Bearer', 'refresh_token']),
+        exp: z.number().int().meta({ example: 1767229200 }),
+        iat: z.number().int().meta({ example: 1767225600 }),
+        sub: z.string().meta({ description: 'The App ID (client credentials) or the app owner (authorization code).', example: APP_ID }),
+        aud: z.string().optional().meta({ description: 'Access tokens only.', example: 'https://sandbox.example.org/playground' }),
+        iss: z.string().meta({ example: 'https://sandbox.example.org' }),
+        jti: z.string().optional().meta({ description: 'Access tokens only.' }),
+      })
+      .meta({ description: 'A live token.' }),
+    z
+      .strictObject({ active: z.literal(false) })
+      .meta({ description: "Anything not live: unknown, malformed, expired, revoked, used, another client's." }),
+  ])
+  .meta({ id: 'Introspection', description: 'RFC 7662 section 2.2.' });
+
+/**
+ * RFC 6749 4.1.1 with RFC 7636 4.3. Documented, not validated here: every
+ * refusal of an authorization request is the oauth service's, because
+ * whether it redirects depends on whether the client and the redirect URI
+ * have been verified first (RFC 6749 4.1.2.1), a repeated parameter included.
+ */
+const authorizeQuery = z.object({
+  response_type: z.literal('code').meta({ description: 'Only code. Missing: redirected invalid_request; another value: redirected unsupported_response_type.' }),
+  client_id: z.string().meta({ description: 'The App ID. Missing, unknown or repeated: 400, never redirected.', example: APP_ID }),
+  redirect_uri: z.string().optional().meta({
+    description:
+      'A redirect URI registered for the app, character for character. Optional only when the app has exactly one (RFC 6749 3.1.2.3). Unregistered or repeated: 400, never redirected.',
+    example: REDIRECT_URI,
+  }),
+  scope: scope.meta({ description: "Space-separated, some of the app's scopes; absent or blank: all of them. Otherwise: redirected invalid_scope." }),
+  state: z.string().optional().meta({ description: 'Returned exactly as sent in the redirect; use it against CSRF.', example: 'af0ifjsldkj' }),
+  code_challenge: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/)
+    .optional()
+    .meta({ description: 'PKCE: BASE64URL(SHA256(code_verifier)), 43 characters, no padding.', example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' }),
+  code_challenge_method: z.literal('S256').optional().meta({ description: 'S256 only, and required with code_challenge (plain is refused).' }),
+});
+
+const metadata = z
+  .object({
+    issuer: z.string().meta({ description: 'The public base URL the request came through.', example: 'https://sandbox.example.org' }),
+    authorization_endpoint: z.string().meta({ example: 'https://sandbox.example.org/oauth/authorize' }),
+    token_endpoint: z.string().meta({ example: 'https://sandbox.example.org/oauth/token' }),
+    introspection_endpoint: z.string(),
+    revocation_endpoint: z.string(),
+    jwks_uri: z.string().meta({ example: 'https://sandbox.example.org/.well-known/jwks.json' }),
+    response_types_supported: z.array(z.string()).meta({ example: ['code'] }),
+    response_modes_supported: z.array(z.string()).meta({ example: ['query'] }),
+    grant_types_supported: z.array(z.enum(GRANT_TYPES)),
+    code_challenge_methods_supported: z.array(z.string()).meta({ example: ['S256'] }),
+    token_endpoint_auth_methods_supported: z.array(z.string()).meta({ example: ['client_secret_basic', 'client_secret_post'] }),
+    introspection_endpoint_auth_methods_supported: z.array(z.string()),
+    revocation_endpoint_auth_methods_supported: z.array(z.string()),
+    authorization_response_iss_parameter_supported: z.literal(true).meta({ description: 'RFC 9207: the authorization redirect carries iss.' }),
+    service_documentation: z.string(),
+  })
+  .meta({ id: 'AuthorizationServerMetadata', description: 'RFC 8414 section 2; every URL absolute, from the public base URL.' });
+
+const jwkSet = z
+  .object({
+    keys: z.array(
+      z
+        .object({
+          kty: z.literal('RSA'),
+          n: z.string().meta({ description: 'The modulus, base64url.' }),
+          e: z.string().meta({ example: 'AQAB' }),
+          kid: z.string().meta({ description: "The key's RFC 7638 thumbprint: the kid in the header of every token it signs." }),
+          alg: z.literal('RS256'),
+          use: z.literal('sig'),
+        })
+        .meta({ id: 'JWK', description: 'RFC 7517 section 4: the public RSA key that signs access tokens and RS256 playground JWTs.' }),
+    ),
+  })
+  .meta({ id: 'JWKSet', description: 'RFC 7517 section 5.' });
+
+const publicCache = { 'Cache-Control': { description: 'The key changes only with JWT_SIGNING_KEY.', schema: z.literal('public, max-age=300'), required: true } };
+const noStore = { 'Cache-Control': { description: 'Never stored by a cache.', schema: z.literal('no-store'), required: true } };
+
+const tokenRefusals = {
+  400: 'RFC 6749 5.2: invalid_request (the body is malformed or not a form; a parameter repeated; code or refresh_token missing for its grant; redirect_uri missing when the authorization request had one; a malformed code_verifier; the client authenticated twice), unsupported_grant_type, invalid_grant (a code or refresh token unknown, expired, already used or another client\'s; a redirect_uri that differs; a PKCE verifier missing, wrong or unexpected), invalid_scope (a scope the app, the code or the grant does not hold).',
+  401: 'invalid_client: no client credentials, wrong ones, or a revoked or deleted app. WWW-Authenticate: Basic when the client used the Basic header or sent no credentials.',
+};
+
+const contracts = {
+  authorize: {
+    query: authorizeQuery,
+    checkedByService: ['query'],
+    description:
+      'Approved at once (the app owner is taken to approve): there is no consent screen. Once the client and the redirect URI are verified, every answer is a redirect to it; before, a refusal is a 400 that never redirects (RFC 6749 4.1.2.1).',
+    responses: {
+      302: {
+        description:
+          'To the redirect URI: with code, state (as sent) and iss (RFC 9207) when approved; with error (invalid_request, unsupported_response_type, invalid_scope), error_description, state and iss when refused (RFC 6749 4.1.2, 4.1.2.1).',
+        headers: {
+          Location: {
+            description: "The redirect URI with the answer's parameters added to its query.",
+            schema: z.string().meta({ example: `${REDIRECT_URI}?code=Q2Vv3k1d8JmXzq0bR7tYw5nP4sL6hG9fA2cE1uK3oI8&state=af0ifjsldkj&iss=https%3A%2F%2Fsandbox.example.org` }),
+            required: true,
+          },
+          ...noStore,
+        },
+      },
+    },
+    refusals: {
+      400: 'Not redirected, since the redirect URI is not verified (RFC 6749 4.1.2.1): invalid_request (client_id missing, unknown or repeated; redirect_uri unregistered, repeated, or left out when the app has not exactly one), unauthorized_client (the app is revoked).',
+    },
+  },
+  token: {
+    body: tokenBody,
+    logAs: logClient,
+    refusalCodes: { grant_type: 'unsupported_grant_type' },
+    serviceAuth: ['basic', 'none'],
+    description:
+      'Client authentication (required): the Basic header with App ID and App Secret, each form-urlencoded first (client_secret_basic), or client_id and client_secret in the body (client_secret_post), never both. Without a body, or without grant_type: client_credentials.',
+    responses: { 200: { description: 'RFC 6749 5.1.', schema: tokenResponse, headers: tokenHeaders } },
+    refusals: tokenRefusals,
+  },
+  introspect: {
+    body: introspectBody,
+    logAs: logClient,
+    serviceAuth: ['basic', 'none'],
+    description:
+      "Anyone may introspect. A caller that names a client (client_id, with or without a secret) hears only about that client's tokens; a secret, when sent, must be right. token_type_hint is ignored.",
+    responses: { 200: { description: 'RFC 7662 2.2: the live token described, or only {"active": false}.', schema: introspection, headers: tokenHeaders } },
+    refusals: { 400: 'invalid_request: the body is malformed or not a form, token is missing, or a parameter is repeated.', 401: tokenRefusals[401] },
+  },
+  revoke: {
+    body: revokeBody,
+    logAs: logClient,
+    serviceAuth: ['basic', 'none'],
+    description:
+      "Client authentication required, as at the token endpoint. An access token ends alone; a refresh token ends its whole grant (RFC 7009 2.1). A token unknown, expired or another client's is answered the same way, with no effect (RFC 7009 2.2).",
+    responses: { 200: { description: 'Revoked, or nothing to revoke: no body (RFC 7009 2.2).', headers: noStore } },
+    refusals: { 400: 'invalid_request: the body is malformed or not a form, token is missing, or a parameter is repeated.', 401: tokenRefusals[401] },
+  },
+  metadata: {
+    noUpstreamRefusals: true,
+    responses: { 200: { description: 'RFC 8414: the endpoints, as absolute URLs built from the public base URL.', schema: metadata } },
+  },
+  jwks: {
+    responses: { 200: { description: 'RFC 7517: the one signing key.', schema: jwkSet, headers: publicCache } },
+  },
+} satisfies Record<string, Contract>;
+
 export function oauthRoutes(deps: GatewayDeps): Route[] {
   const { oauth: client } = deps.clients;
   /** An OAuth endpoint: RFC 6749 errors, never cached. */
   const endpoint = (spec: RouteSpec) => route({ errors: 'oauth', noStore: true, ...spec });
-  /** The client a form names, for the app's request log (the oauth service decides whether it authenticated). */
-  const logClient = (ctx: RouteContext, clientId: string) => {
-    if (clientId) ctx.logAs = { appId: clientId, style: 'oauth2' };
-  };
-
-  /** The form of an introspection or revocation request: one token, its hint, and how the client authenticated. */
-  const tokenRequest = (ctx: RouteContext, what: 'introspect' | 'revoke') => {
-    const form = formOf(ctx);
-    const clientAuth = clientAuthentication(ctx, form);
-    logClient(ctx, clientAuth.clientId);
-    if (form.repeated.length) throw invalidRequest(`${form.repeated.join(', ')} must be given once.`);
-    const token = form.get('token');
-    if (!token) throw invalidRequest(`Send the token to ${what} as the form field token.`);
-    return { token, tokenTypeHint: form.get('token_type_hint') ?? '', client: clientAuth };
-  };
+  /** An introspection or revocation request: one token, its hint, and how the client authenticated. */
+  const tokenRequest = (ctx: RouteContext, body: z.output<typeof introspectBody>) => ({
+    token: body.token,
+    tokenTypeHint: body.token_type_hint ?? '',
+    client: clientAuthentication(ctx, body),
+  });
 
   return [
     endpoint({
       methods: 'GET',
       path: OAUTH_PATHS.authorize,
       summary: 'OAuth 2.0 authorization code flow (PKCE S256), approved automatically: redirects to redirect_uri with code or error.',
+      contract: contracts.authorize,
       handler: async (ctx) => {
-        const names = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'];
+        // The query as sent: the oauth service judges presence and repetition itself (contracts.authorize).
+        const names = Object.keys(authorizeQuery.shape);
         const query = ctx.query;
         const value = (name: string) => query.get(name) ?? '';
-        logClient(ctx, value('client_id'));
+        if (value('client_id')) ctx.logAs = { appId: value('client_id'), style: 'oauth2' };
         const { location } = await client.authorize(
           {
             responseType: value('response_type'),
@@ -134,23 +424,25 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       path: OAUTH_PATHS.token,
       summary: 'OAuth 2.0 token endpoint: client_credentials (default), authorization_code (with PKCE), refresh_token.',
       body: 'form',
+      // Without a body the request is client_credentials with the Basic header: documented as an optional body.
+      bodyOptional: true,
+      contract: contracts.token,
       handler: async (ctx) => {
-        const form = formOf(ctx);
-        const clientAuth = clientAuthentication(ctx, form);
-        logClient(ctx, clientAuth.clientId);
+        const body: Partial<Record<'grant_type' | 'scope' | 'code' | 'redirect_uri' | 'code_verifier' | 'refresh_token', string>> & ClientFields = inputOf(ctx, contracts.token).body;
         const token = await client.token(
           {
-            grantType: form.get('grant_type') ?? '',
-            client: clientAuth,
-            scope: form.get('scope') ?? '',
-            code: form.get('code') ?? '',
-            redirectUri: form.get('redirect_uri') ?? '',
-            codeVerifier: form.get('code_verifier') ?? '',
-            refreshToken: form.get('refresh_token') ?? '',
+            grantType: body.grant_type ?? '',
+            client: clientAuthentication(ctx, body),
+            scope: body.scope ?? '',
+            code: body.code ?? '',
+            redirectUri: body.redirect_uri ?? '',
+            codeVerifier: body.code_verifier ?? '',
+            refreshToken: body.refresh_token ?? '',
             issuer: ctx.baseUrl,
-            repeated: form.repeated,
-            hasScope: form.has('scope'),
-            hasCodeVerifier: form.has('code_verifier'),
+            // The contract refused any repeated parameter, and counts an empty one as absent (RFC 6749 3.2).
+            repeated: [],
+            hasScope: body.scope !== undefined,
+            hasCodeVerifier: body.code_verifier !== undefined,
           },
           ctx.call(),
         );
@@ -162,8 +454,9 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       path: OAUTH_PATHS.introspect,
       summary: 'OAuth 2.0 token introspection (RFC 7662): form field token; client authentication optional.',
       body: 'form',
+      contract: contracts.introspect,
       handler: async (ctx) => {
-        const answer = await client.introspect(tokenRequest(ctx, 'introspect'), ctx.call());
+        const answer = await client.introspect(tokenRequest(ctx, inputOf(ctx, contracts.introspect).body), ctx.call());
         return json(introspectionJson(answer), 200, { ...NO_STORE });
       },
     }),
@@ -172,8 +465,9 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       path: OAUTH_PATHS.revoke,
       summary: 'OAuth 2.0 token revocation (RFC 7009): form field token; client authentication required.',
       body: 'form',
+      contract: contracts.revoke,
       handler: async (ctx) => {
-        await client.revoke(tokenRequest(ctx, 'revoke'), ctx.call());
+        await client.revoke(tokenRequest(ctx, inputOf(ctx, contracts.revoke).body), ctx.call());
         return empty(200, { 'Content-Length': 0 });
       },
     }),
@@ -181,6 +475,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       methods: 'GET',
       path: OAUTH_PATHS.metadata,
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414).',
+      contract: contracts.metadata,
       handler: (ctx) => {
         const base = ctx.baseUrl;
         return json({
@@ -192,7 +487,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
           jwks_uri: base + OAUTH_PATHS.jwks,
           response_types_supported: ['code'],
           response_modes_supported: ['query'],
-          grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+          grant_types_supported: GRANT_TYPES,
           code_challenge_methods_supported: ['S256'],
           token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
           introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -206,6 +501,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       methods: 'GET',
       path: OAUTH_PATHS.jwks,
       summary: 'The public key that signs access tokens and RS256 playground JWTs, as a JWK Set.',
+      contract: contracts.jwks,
       handler: async (ctx) => {
         const { jwkJson } = await client.getJwtPublicKey({}, ctx.call());
         return json({ keys: [JSON.parse(jwkJson)] }, 200, { 'Cache-Control': 'public, max-age=300' });

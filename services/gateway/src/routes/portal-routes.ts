@@ -3,7 +3,7 @@ import { identity } from '@sandbox/contracts';
 import { sessionOf } from '../auth/scheme';
 import type { GatewayDeps } from '../deps';
 import type { RouteContext } from '../http/context';
-import { badRequest } from '../http/errors';
+import { inputOf } from '../http/contract';
 import { json } from '../http/reply';
 import { route, type Route, type RouteSpec } from '../http/route';
 
@@ -55,7 +55,10 @@ function userJson(user: identity.User | undefined) {
   return { id: user?.id ?? '', email: user?.email ?? '', provider: user?.provider ?? '', createdAt: user?.createdAt ?? '' };
 }
 
-// ---- request bodies ----------------------------------------------------------
+// ---- schemas: what the dispatcher validates and the OpenAPI document shows ----
+// Bodies are checked here for shape and JSON types only; identity owns every
+// rule about values (lengths, formats, scopes, redirect URIs), so each rule
+// lives in one place.
 
 const text = (field: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
@@ -65,43 +68,109 @@ const textList = (field: string) =>
     error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be an array of strings`),
   });
 const flag = (field: string) => z.boolean({ error: `${field} must be true or false` }).optional();
+const timestamp = z.string().meta({ description: 'ISO 8601, UTC.', example: '2030-01-01T10:00:00.000Z' });
 
-const credentialsBody = z.strictObject({ email: text('email'), password: text('password') });
-const createAppBody = z.strictObject({
-  name: text('name'),
-  description: optionalText('description'),
-  scopes: textList('scopes').optional(),
-  redirectUris: textList('redirectUris').optional(),
+const credentialsBody = z
+  .strictObject({ email: text('email').meta({ example: 'learner@example.org' }), password: text('password').meta({ example: 'correct horse battery staple' }) })
+  .meta({ id: 'Credentials' });
+const createAppBody = z
+  .strictObject({
+    name: text('name').meta({ example: 'Weather dashboard' }),
+    description: optionalText('description'),
+    scopes: textList('scopes').optional().meta({ description: 'Pack scopes (GET /playground/data lists them); absent: every pack.', example: ['hr:read'] }),
+    redirectUris: textList('redirectUris').optional().meta({ description: 'At most 10; https, or http on localhost.', example: ['https://client.example/callback'] }),
+  })
+  .meta({ id: 'NewApp' });
+const rotateBody = z
+  .strictObject({ secret: flag('secret'), apiKey: flag('apiKey'), bearer: flag('bearer') })
+  .meta({ id: 'Rotation', description: 'The credentials to replace; none given: all three.' });
+const redirectUrisBody = z.strictObject({ redirectUris: textList('redirectUris').meta({ example: ['https://client.example/callback'] }) }).meta({ id: 'RedirectUris' });
+const scopesBody = z.strictObject({ scopes: textList('scopes').meta({ example: ['hr:read', 'stocks:read'] }) }).meta({ id: 'Scopes' });
+const appPath = z.object({ id: z.string().meta({ description: "The app's id (24 hex characters), from GET /api/apps.", example: '66f1c0a95e2b4d7a9c3e1f20' }) });
+const deleteQuery = z.object({
+  mode: z
+    .literal('revoke', { error: 'mode must be revoke, or absent to delete permanently' })
+    .optional()
+    .meta({ description: 'revoke: disable the app (its credentials stop working) instead of deleting it.' }),
 });
-const rotateBody = z.strictObject({ secret: flag('secret'), apiKey: flag('apiKey'), bearer: flag('bearer') });
-const redirectUrisBody = z.strictObject({ redirectUris: textList('redirectUris') });
-const scopesBody = z.strictObject({ scopes: textList('scopes') });
+const logsQuery = z.object({
+  page_size: z
+    .string()
+    .regex(/^[1-9]\d{0,5}$/, { error: 'page_size must be a positive integer' })
+    .optional()
+    .meta({ description: 'Entries per page (identity caps it).', example: '50' }),
+  pageToken: z.string().optional().meta({ description: 'nextPageToken of the previous page.' }),
+});
 
-/**
- * The route's JSON object body (read by the dispatcher, body mode json)
- * checked against `schema`; the first problem becomes a 400 naming the field.
- */
-function parseBody<S extends z.ZodObject>(ctx: RouteContext, schema: S): z.output<S> {
-  const result = schema.safeParse(ctx.body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const message =
-    issue.code === 'unrecognized_keys'
-      ? `Unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; this endpoint accepts ${Object.keys(schema.shape).join(', ')}.`
-      : issue.message;
-  throw badRequest('invalid_body', message.endsWith('.') ? message : `${message}.`);
-}
+const sessionSchema = z
+  .object({ token: z.string().meta({ description: 'The portal session token: send it as Authorization: Bearer.' }), expiresAt: timestamp })
+  .meta({ id: 'Session' });
+const userSchema = z.object({ id: z.string(), email: z.string(), provider: z.string().meta({ example: 'local' }), createdAt: timestamp }).meta({ id: 'User' });
+const credentialMeta = z.object({ createdAt: timestamp, hint: z.string().meta({ description: 'The last characters, to tell credentials apart.', example: '9fQa' }) });
+const appSchema = z
+  .object({
+    id: z.string().meta({ example: '66f1c0a95e2b4d7a9c3e1f20' }),
+    name: z.string(),
+    description: z.string(),
+    appId: z.string().meta({ description: 'The App ID: client_id, Basic username, OAuth 1.0a consumer key, Digest username.', example: 'app_Xq3V0d5yH2kq8Jr1mT9bWg' }),
+    redirectUris: z.array(z.string()),
+    scopes: z.array(z.string()),
+    status: z.enum(['active', 'revoked']),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    credentials: z.object({ appSecret: credentialMeta, apiKey: credentialMeta, bearerToken: credentialMeta }),
+  })
+  .meta({ id: 'App', description: "An app and its credentials' metadata; never a secret." });
+const issuedApp = appSchema
+  .extend({ appSecret: z.string().optional(), apiKey: z.string().optional(), bearerToken: z.string().optional() })
+  .meta({ id: 'AppWithCredentials', description: 'An app with the credential values issued in this answer: shown once, never again.' });
+const logEntry = z
+  .object({
+    time: timestamp,
+    method: z.string(),
+    path: z.string().meta({ description: 'The path only: never the query string.' }),
+    status: z.number().int(),
+    authStyle: z.string().meta({ example: 'api_key_header' }),
+    latencyMs: z.number(),
+    requestId: z.string(),
+    failure: z.string().optional().meta({ description: 'On refusals: the rule that failed, as code: message.' }),
+  })
+  .meta({ id: 'RequestLogEntry' });
+
+const throttled = { 429: 'Too many attempts from this address or for this account; Retry-After says when to try again.' };
+const answer = (description: string, schema: z.ZodType, status = 200) => ({ [status]: { description, schema } });
 
 // ---- routes --------------------------------------------------------------------
 
 export function portalRoutes(deps: GatewayDeps): Route[] {
   const { identity: client } = deps.clients;
   const owner = (ctx: RouteContext) => sessionOf(ctx).user.id;
-  const appId = (ctx: RouteContext) => ctx.params.id;
   /** Every portal answer may hold a session token or a credential: never stored by a cache. */
   const account = (spec: RouteSpec) => route({ noStore: true, ...spec });
   /** A route for the signed-in user. */
   const portal = (spec: RouteSpec) => account({ auth: ['portal_session'], ...spec });
+
+  const register = { body: credentialsBody, responses: answer('The account exists; signed in.', sessionSchema, 201), refusals: { 409: 'An account with this email exists.', ...throttled } };
+  const login = { body: credentialsBody, responses: answer('Signed in.', sessionSchema), refusals: { 401: 'The email and password do not match an account.', ...throttled } };
+  const createApp = { body: createAppBody, responses: answer('The app, with its credentials: shown in this answer only.', issuedApp, 201) };
+  const getApp = { params: appPath, responses: answer('The app.', appSchema) };
+  const deleteApp = {
+    params: appPath,
+    query: deleteQuery,
+    responses: answer('Deleted (or, with mode=revoke, the revoked app).', z.union([z.object({ id: z.string(), status: z.literal('deleted') }), appSchema])),
+  };
+  const newSecret = { params: appPath, responses: answer('The app with its new App Secret, shown once.', issuedApp) };
+  const rotate = { params: appPath, body: rotateBody, responses: answer('The app with the new values, shown once.', issuedApp) };
+  const setRedirectUris = { params: appPath, body: redirectUrisBody, responses: answer('The app.', appSchema) };
+  const setScopes = { params: appPath, body: scopesBody, responses: answer('The app.', appSchema) };
+  const logs = {
+    params: appPath,
+    query: logsQuery,
+    responses: answer(
+      'Newest first.',
+      z.object({ entries: z.array(logEntry), total: z.number().int(), nextPageToken: z.string().optional() }).meta({ id: 'RequestLogPage' }),
+    ),
+  };
 
   return [
     account({
@@ -109,8 +178,9 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       path: '/api/auth/register',
       summary: 'Create a portal account; answers a session token.',
       body: 'json',
+      contract: register,
       handler: async (ctx) => {
-        const { session: created } = await client.register(parseBody(ctx, credentialsBody), ctx.call());
+        const { session: created } = await client.register(inputOf(ctx, register).body, ctx.call());
         return json({ token: created?.token, expiresAt: created?.expiresAt }, 201);
       },
     }),
@@ -119,9 +189,9 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       path: '/api/auth/login',
       summary: 'Sign in; answers a session token.',
       body: 'json',
+      contract: login,
       handler: async (ctx) => {
-        const body = parseBody(ctx, credentialsBody);
-        const { session: created } = await client.login({ ...body, clientAddress: ctx.clientAddress }, ctx.call());
+        const { session: created } = await client.login({ ...inputOf(ctx, login).body, clientAddress: ctx.clientAddress }, ctx.call());
         return json({ token: created?.token, expiresAt: created?.expiresAt });
       },
     }),
@@ -129,16 +199,24 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       methods: 'POST',
       path: '/api/auth/logout',
       summary: 'Sign out: the session token stops working.',
+      contract: { responses: answer('Signed out.', z.object({ status: z.literal('signed_out') })) },
       handler: async (ctx) => {
         await client.logout({ token: sessionOf(ctx).token }, ctx.call());
         return json({ status: 'signed_out' });
       },
     }),
-    portal({ methods: 'GET', path: '/api/me', summary: 'The signed-in user.', handler: (ctx) => json(userJson(sessionOf(ctx).user)) }),
+    portal({
+      methods: 'GET',
+      path: '/api/me',
+      summary: 'The signed-in user.',
+      contract: { responses: answer('The signed-in user.', userSchema) },
+      handler: (ctx) => json(userJson(sessionOf(ctx).user)),
+    }),
     portal({
       methods: 'POST',
       path: '/api/me/reset',
       summary: 'Delete every app of the signed-in user.',
+      contract: { responses: answer('How many apps were deleted.', z.object({ deleted: z.number().int() })) },
       handler: async (ctx) => json({ deleted: (await client.resetOwner({ ownerId: owner(ctx) }, ctx.call())).deleted }),
     }),
 
@@ -146,6 +224,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       methods: 'GET',
       path: '/api/apps',
       summary: 'Every app of the signed-in user.',
+      contract: { responses: answer('Every app of yours.', z.object({ apps: z.array(appSchema) })) },
       handler: async (ctx) => json({ apps: (await client.listApps({ ownerId: owner(ctx) }, ctx.call())).apps.map(appJson) }),
     }),
     portal({
@@ -153,8 +232,9 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       path: '/api/apps',
       summary: 'Create an app; its credentials are returned in this answer only.',
       body: 'json',
+      contract: createApp,
       handler: async (ctx) => {
-        const body = parseBody(ctx, createAppBody);
+        const body = inputOf(ctx, createApp).body;
         const created = await client.createApp(
           {
             ownerId: owner(ctx),
@@ -172,16 +252,17 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       methods: 'GET',
       path: '/api/apps/:id',
       summary: 'App details, credential metadata and scopes (never a secret).',
-      handler: async (ctx) => json(appJson((await client.getApp({ ownerId: owner(ctx), id: appId(ctx) }, ctx.call())).app)),
+      contract: getApp,
+      handler: async (ctx) => json(appJson((await client.getApp({ ownerId: owner(ctx), id: inputOf(ctx, getApp).params.id }, ctx.call())).app)),
     }),
     portal({
       methods: 'DELETE',
       path: '/api/apps/:id',
       summary: 'Delete the app, its credentials and logs; with ?mode=revoke, disable it instead.',
+      contract: deleteApp,
       handler: async (ctx) => {
-        const mode = ctx.singleParam('mode');
-        if (mode !== undefined && mode !== 'revoke') throw badRequest('invalid_parameter', 'mode must be revoke, or absent to delete permanently.');
-        const result = await client.deleteApp({ ownerId: owner(ctx), id: appId(ctx), revoke: mode === 'revoke' }, ctx.call());
+        const { params, query } = inputOf(ctx, deleteApp);
+        const result = await client.deleteApp({ ownerId: owner(ctx), id: params.id, revoke: query.mode === 'revoke' }, ctx.call());
         return json(result.outcome === 'revoked' ? appJson(result.app) : { id: result.id, status: 'deleted' });
       },
     }),
@@ -189,8 +270,9 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       methods: 'POST',
       path: '/api/apps/:id/secret',
       summary: 'Replace the App Secret; the new one is returned once.',
+      contract: newSecret,
       handler: async (ctx) => {
-        const result = await client.regenerateSecret({ ownerId: owner(ctx), id: appId(ctx) }, ctx.call());
+        const result = await client.regenerateSecret({ ownerId: owner(ctx), id: inputOf(ctx, newSecret).params.id }, ctx.call());
         return json(appWithIssued(result.app, result.issued));
       },
     }),
@@ -200,10 +282,11 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       summary: 'Rotate the chosen credentials ({secret, apiKey, bearer}; none given: all); new values returned once.',
       body: 'json',
       bodyOptional: true,
+      contract: rotate,
       handler: async (ctx) => {
-        const body = parseBody(ctx, rotateBody);
+        const { params, body } = inputOf(ctx, rotate);
         const result = await client.rotateCredentials(
-          { ownerId: owner(ctx), id: appId(ctx), appSecret: body.secret, apiKey: body.apiKey, bearerToken: body.bearer },
+          { ownerId: owner(ctx), id: params.id, appSecret: body.secret, apiKey: body.apiKey, bearerToken: body.bearer },
           ctx.call(),
         );
         return json(appWithIssued(result.app, result.issued));
@@ -214,9 +297,10 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       path: '/api/apps/:id/redirect-uris',
       summary: 'Replace the allowed OAuth redirect URIs (at most 10).',
       body: 'json',
+      contract: setRedirectUris,
       handler: async (ctx) => {
-        const body = parseBody(ctx, redirectUrisBody);
-        return json(appJson((await client.setRedirectUris({ ownerId: owner(ctx), id: appId(ctx), redirectUris: body.redirectUris }, ctx.call())).app));
+        const { params, body } = inputOf(ctx, setRedirectUris);
+        return json(appJson((await client.setRedirectUris({ ownerId: owner(ctx), id: params.id, redirectUris: body.redirectUris }, ctx.call())).app));
       },
     }),
     portal({
@@ -224,20 +308,21 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       path: '/api/apps/:id/scopes',
       summary: 'Replace the pack scopes the app holds.',
       body: 'json',
+      contract: setScopes,
       handler: async (ctx) => {
-        const body = parseBody(ctx, scopesBody);
-        return json(appJson((await client.setScopes({ ownerId: owner(ctx), id: appId(ctx), scopes: body.scopes }, ctx.call())).app));
+        const { params, body } = inputOf(ctx, setScopes);
+        return json(appJson((await client.setScopes({ ownerId: owner(ctx), id: params.id, scopes: body.scopes }, ctx.call())).app));
       },
     }),
     portal({
       methods: 'GET',
       path: '/api/apps/:id/logs',
       summary: "The app's request log, newest first (page_size, pageToken).",
+      contract: logs,
       handler: async (ctx) => {
-        const pageSize = ctx.singleParam('page_size');
-        if (pageSize !== undefined && !/^[1-9]\d{0,5}$/.test(pageSize)) throw badRequest('invalid_parameter', 'page_size must be a positive integer.');
+        const { params, query } = inputOf(ctx, logs);
         const page = await client.listRequestLogs(
-          { ownerId: owner(ctx), id: appId(ctx), pageSize: pageSize === undefined ? 0 : Number(pageSize), pageToken: ctx.singleParam('pageToken') ?? '' },
+          { ownerId: owner(ctx), id: params.id, pageSize: query.page_size === undefined ? 0 : Number(query.page_size), pageToken: query.pageToken ?? '' },
           ctx.call(),
         );
         return json({

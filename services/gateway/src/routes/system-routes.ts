@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import type { GatewayDeps } from '../deps';
-import { PORTAL_PREFIX } from '../http/portal-assets';
+import type { Contract } from '../http/contract';
+import { DOCS_PREFIX, PORTAL_PREFIX, POSTMAN_COLLECTION, POSTMAN_ENVIRONMENT, POSTMAN_PREFIX } from '../http/static-pages';
 import { json } from '../http/reply';
 import { route, type Route } from '../http/route';
 import { checkReadiness } from '../readiness';
@@ -11,6 +13,81 @@ export const API_VERSION = '1.0.0';
 /** The paths GET /playground maps: the learner's side of the API. */
 const isPlaygroundPath = (path: string) => path === '/playground' || path.startsWith('/playground/') || path.startsWith('/oauth');
 
+// ---- answers, as the OpenAPI document shows them ----------------------------------
+
+const link = (example: string) => z.string().meta({ description: 'An absolute URL, under the public base URL.', example });
+const index = z
+  .object({
+    name: z.literal(SERVICE_NAME),
+    version: z.string().meta({ example: API_VERSION }),
+    description: z.string(),
+    links: z.object({
+      self: link('https://sandbox.example/'),
+      health: link('https://sandbox.example/health'),
+      ready: link('https://sandbox.example/health/ready'),
+      playground: link('https://sandbox.example/playground'),
+      data: link('https://sandbox.example/playground/data').optional().meta({ description: 'When the data endpoints are served.' }),
+      apps: link('https://sandbox.example/api/apps').optional().meta({ description: 'When the portal API is served.' }),
+      portal: link(`https://sandbox.example${PORTAL_PREFIX}/`).optional().meta({ description: 'When the portal API is served.' }),
+      docs: link(`https://sandbox.example${DOCS_PREFIX}/`).meta({ description: 'This API’s reference, rendered from the OpenAPI document.' }),
+      openapi: link('https://sandbox.example/openapi.json'),
+      postmanCollection: link(`https://sandbox.example${POSTMAN_PREFIX}/${POSTMAN_COLLECTION}`).meta({ description: 'A Postman collection generated from the OpenAPI document.' }),
+      postmanEnvironment: link(`https://sandbox.example${POSTMAN_PREFIX}/${POSTMAN_ENVIRONMENT}`).meta({ description: 'Its Postman environment.' }),
+    }),
+  })
+  .meta({ id: 'Index' });
+
+const component = z
+  .object({
+    status: z.enum(['up', 'down']),
+    via: z.string().optional().meta({ description: 'For a store: the service that reaches it.', example: 'identity' }),
+    reason: z.string().optional().meta({ description: 'Why it is down.', example: 'unreachable' }),
+  })
+  .meta({ id: 'ReadinessComponent' });
+const components = z.record(z.string(), component).meta({ description: 'Every backend service, and the store each one uses, by name.' });
+const ready = z
+  .object({ status: z.literal('ok'), components })
+  .meta({ id: 'Ready', example: { status: 'ok', components: { identity: { status: 'up' }, mongodb: { status: 'up', via: 'identity' } } } });
+const notReady = z
+  .object({ status: z.literal('unavailable'), down: z.array(z.string()).meta({ description: 'What is down, sorted.' }), components })
+  .meta({
+    id: 'NotReady',
+    example: { status: 'unavailable', down: ['data'], components: { data: { status: 'down', reason: 'unreachable' }, identity: { status: 'up' } } },
+  });
+
+const playgroundMap = z
+  .object({
+    name: z.literal(SERVICE_NAME),
+    version: z.string().meta({ example: API_VERSION }),
+    count: z.number().int(),
+    endpoints: z.array(
+      z.object({
+        methods: z.array(z.string()),
+        path: z.string().meta({ description: 'In path-to-regexp syntax (:name for a path parameter).', example: '/playground/echo' }),
+        url: z.string(),
+        summary: z.string(),
+        auth: z.array(z.object({ scheme: z.string(), how: z.string() })).meta({ description: 'The credentials accepted, in words; empty: none needed.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'PlaygroundMap' });
+
+// None of these can answer the gateway's 503 or 504: they call no service, or (readiness) make every failure their answer.
+const indexContract = { responses: { 200: { description: 'Name, version and links.', schema: index } }, noUpstreamRefusals: true } satisfies Contract;
+const health = {
+  responses: { 200: { description: 'The gateway process answers.', schema: z.object({ status: z.literal('ok') }).meta({ id: 'Health' }) } },
+  noUpstreamRefusals: true,
+} satisfies Contract;
+const noStore = { 'Cache-Control': { description: 'no-store: a readiness answer is never reused.', required: true } };
+const readinessContract = {
+  responses: {
+    200: { description: 'Every backend service and store answers.', schema: ready, headers: noStore },
+    503: { description: 'Something is down (or the gateway is shutting down): down names it.', schema: notReady },
+  },
+  noUpstreamRefusals: true,
+} satisfies Contract;
+const map = { responses: { 200: { description: 'Every playground endpoint, from the route table.', schema: playgroundMap } }, noUpstreamRefusals: true } satisfies Contract;
+
 /** GET /, /health, /health/ready and /playground. `allRoutes` is the finished table, read per request. */
 export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route[] {
   const served = (path: string) => allRoutes().some((r) => r.path === path);
@@ -20,6 +97,7 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       methods: 'GET',
       path: '/',
       summary: 'Service name, version and links to everything else.',
+      contract: indexContract,
       handler: (ctx) => {
         const b = ctx.baseUrl;
         return json({
@@ -33,15 +111,20 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
             playground: `${b}/playground`,
             ...(served(DATA_ROOT) ? { data: `${b}${DATA_ROOT}` } : {}),
             ...(served('/api/apps') ? { apps: `${b}/api/apps`, portal: `${b}${PORTAL_PREFIX}/` } : {}),
+            docs: `${b}${DOCS_PREFIX}/`,
+            openapi: `${b}/openapi.json`,
+            postmanCollection: `${b}${POSTMAN_PREFIX}/${POSTMAN_COLLECTION}`,
+            postmanEnvironment: `${b}${POSTMAN_PREFIX}/${POSTMAN_ENVIRONMENT}`,
           },
         });
       },
     }),
-    route({ methods: 'GET', path: '/health', summary: 'Liveness: the gateway process answers.', handler: () => json({ status: 'ok' }) }),
+    route({ methods: 'GET', path: '/health', summary: 'Liveness: the gateway process answers.', contract: health, handler: () => json({ status: 'ok' }) }),
     route({
       methods: 'GET',
       path: '/health/ready',
       summary: 'Readiness: every backend service and store answers (503 naming what is down).',
+      contract: readinessContract,
       handler: async () => {
         if (deps.isDraining()) {
           return json({ status: 'unavailable', down: ['gateway'], components: { gateway: { status: 'down', reason: 'shutting down' } } }, 503);
@@ -62,6 +145,7 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       methods: 'GET',
       path: '/playground',
       summary: 'Map of every playground endpoint.',
+      contract: map,
       handler: (ctx) => {
         const b = ctx.baseUrl;
         const endpoints = allRoutes()

@@ -1,0 +1,36 @@
+import { createLogger } from '@sandbox/runtime';
+import { Authenticator } from '../auth/authenticate';
+import { createAuthSchemes } from '../auth/schemes';
+import type { BackendClients } from '../clients';
+import { loadGatewayConfig } from '../config';
+import type { Route } from '../http/route';
+import { buildRoutes } from '../routes';
+import { buildOpenApiDocument, servedAt, type OpenApiDocument } from './document';
+
+/**
+ * The gateway's route rows exactly as the server builds them, without a
+ * server: building a row calls no service, so the clients are never used.
+ * For what needs the table without running (the Postman build step, tests).
+ */
+export function routeTable(): Route[] {
+  const clients = {} as BackendClients;
+  const authenticator = new Authenticator(createAuthSchemes(clients, 0));
+  return buildRoutes({
+    config: loadGatewayConfig({}),
+    logger: createLogger('gateway', 'silent'),
+    clients,
+    describeAuth: (accepted) => authenticator.describe(accepted),
+    isDraining: () => false,
+    runBatch: () => Promise.reject(new Error('not served here')),
+    screenFields: () => ({ write: () => undefined, end: () => undefined }),
+  });
+}
+
+/** The document the server would serve at `baseUrl`, built without one. */
+export function offlineOpenApiDocument(baseUrl: string): OpenApiDocument {
+  const authenticator = new Authenticator(createAuthSchemes({} as BackendClients, 0));
+  return servedAt(
+    buildOpenApiDocument(routeTable(), (name) => authenticator.describe([name])[0]!.how),
+    baseUrl,
+  );
+}
