@@ -18,6 +18,7 @@ ensure_helm   # the chart tests render deploy/helm with a real helm
 ensure_kubernetes_validate   # ...and validate what it renders against the Kubernetes API schemas
 ensure_compose_schema   # the Compose Specification schema docker-compose.yml is validated against
 ensure_python_clients   # third-party clients for the interoperability tests
+ensure_schemathesis   # fuzzes the API from its OpenAPI document
 ensure_chromium   # a real browser for the CORS lab test
 npm run build --silent
 npx tsc -p tsconfig.test.json

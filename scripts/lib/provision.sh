@@ -73,6 +73,14 @@ ensure_kubernetes_validate() {
   ensure_python_venv "$KUBERNETES_VALIDATE_DIR" "${KUBERNETES_VALIDATE_PACKAGES[@]}"
 }
 
+# Schemathesis generates requests from the OpenAPI document and checks every
+# answer against it (the contract's property-based test).
+SCHEMATHESIS_PACKAGES=(schemathesis==4.32.5)
+SCHEMATHESIS_DIR="$TOOLS_DIR/schemathesis"
+ensure_schemathesis() {
+  ensure_python_venv "$SCHEMATHESIS_DIR" "${SCHEMATHESIS_PACKAGES[@]}"
+}
+
 # A virtual environment of the project's own holding exactly the pinned
 # packages (PyPI), so nothing depends on what else the machine has installed.
 # Idempotent: a marker names the pinned set; a different set rebuilds it.

@@ -129,8 +129,10 @@ export class OpenApiChecker {
     const type = header(answer, 'content-type');
     const essence = type?.split(';')[0]!.trim().toLowerCase();
     if (answer.body === '') {
-      // A HEAD answer never has a body; otherwise a documented body must come.
-      return documented.length && method.toUpperCase() !== 'HEAD' ? [`responses.${found.key} documents a body (${documented.join(', ')}), but none came`] : [];
+      // A HEAD answer never has a body; otherwise a documented body must come, unless a text one may be empty ("").
+      if (!documented.length || method.toUpperCase() === 'HEAD') return [];
+      const emptyText = documented.some((d) => /^text\//i.test(d) && (!content[d].schema || this.validator([...where, 'content', d, 'schema'])('')));
+      return emptyText ? [] : [`responses.${found.key} documents a body (${documented.join(', ')}), but none came`];
     }
     if (!documented.length) return [`responses.${found.key} documents no body, but one came (${type ?? 'no Content-Type'})`];
     if (!essence) return [`the body has no Content-Type (documented: ${documented.join(', ')})`];

@@ -49,15 +49,17 @@ function convert(document) {
 
 /**
  * What the converter cannot know: the portal's session is a bearer token of
- * its own (not the app's), and OAuth 2.0's token URL is relative in the
- * document (it follows servers), so the collection gets it under baseUrl.
+ * its own (not the app's); HMAC and OAuth 1.0a are signatures, not keys; and
+ * the OAuth 2.0 helper takes the app's client id and secret.
  */
 function adjust(collection, document) {
   const sessionOnly = new Set();
+  const signed = new Set();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       const security = operation.security ?? [];
       if (security.length === 1 && 'portal_session' in security[0]) sessionOnly.add(`${method.toUpperCase()} ${path}`);
+      if (security.length === 1 && ('hmac' in security[0] || 'oauth1' in security[0])) signed.add(`${method.toUpperCase()} ${path}`);
     }
   }
   const visit = (items) => {
@@ -68,6 +70,12 @@ function adjust(collection, document) {
       }
       const request = item.request;
       const path = `/${(request.url.path ?? []).map((s) => (s.startsWith(':') ? `{${s.slice(1)}}` : s)).join('/')}`;
+      if (signed.has(`${request.method} ${path}`)) {
+        // Postman's helpers cannot make these signatures; an API key in their header would only mislead.
+        request.auth = { type: 'noauth' };
+        const note = 'Signed per request (HMAC or OAuth 1.0a): see docs/auth-playground.md for the string to sign, or use a pre-request script.';
+        request.description = { content: `${request.description?.content ?? ''}\n\n${note}`.trim(), type: 'text/plain' };
+      }
       if (sessionOnly.has(`${request.method} ${path}`) && request.auth?.type === 'bearer') {
         request.auth.bearer = [{ key: 'token', value: '{{portalSessionToken}}', type: 'string' }];
       }

@@ -54,7 +54,8 @@ export class RequestScreen {
     } catch {
       return { write: () => undefined, end: () => undefined };
     }
-    parser.on('field', (name, value) => (match ??= this.guard.find(name, host) ?? this.guard.findInField(name, value, host)));
+    // A part without a name (Content-Disposition: form-data alone) still has a value to screen.
+    parser.on('field', (name = '', value) => (match ??= this.guard.find(name, host) ?? this.guard.findInField(name, value, host)));
     parser.on('file', (_name, file) => file.resume());
     parser.on('error', () => undefined);
     const check = () => {

@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders } from 'node:http';
+import { validateHeaderValue, type OutgoingHttpHeaders } from 'node:http';
 import type { RouteContext } from './context';
 import { empty, type Reply } from './reply';
 import type { CorsPolicy, HttpMethod } from './route';
@@ -33,12 +33,28 @@ function labAllows(ctx: RouteContext) {
   const list = (value: string | null) => (value === null ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
   const maxAge = q.get('max_age');
   return {
-    origin: q.get('allow_origin') ?? origin,
-    methods: list(q.get('allow_methods')),
-    headers: list(q.get('allow_headers')),
+    origin: steering(q.get('allow_origin')) ?? origin,
+    methods: list(steering(q.get('allow_methods'))),
+    headers: list(steering(q.get('allow_headers'))),
     credentials: q.get('allow_credentials') === 'true',
     maxAge: maxAge !== null && /^\d{1,6}$/.test(maxAge) ? maxAge : '600',
   };
+}
+
+/**
+ * A steering value only if it can be a header value. The lab routes' contract
+ * refuses a bad one with a 400; that refusal (and a preflight, which no
+ * contract checks) still gets lab headers, so a value node could not write
+ * is left out rather than failing the answer.
+ */
+function steering(value: string | null): string | null {
+  if (value === null) return null;
+  try {
+    validateHeaderValue('x-steering', value);
+    return value;
+  } catch {
+    return null;
+  }
 }
 
 /** The CORS headers of an answer under a route's policy. */

@@ -468,13 +468,18 @@ const uploadAnswer = z
       z.discriminatedUnion('type', [
         z.object({
           type: z.literal('file'),
-          name: z.string(),
+          name: z.string().optional().meta({ description: "The part's name; absent when the part sent none (RFC 7578 requires one)." }),
           filename: z.string().nullable(),
           contentType: z.string(),
           size: z.number().int(),
           sha256: z.string().meta({ description: 'Lower-case hex, as sha256sum prints it.' }),
         }),
-        z.object({ type: z.literal('field'), name: z.string(), value: z.string() }),
+        z.object({
+          type: z.literal('field'),
+          // RFC 7578 4.2 requires a name; busboy still reads a part sent without one, and so does the answer.
+          name: z.string().optional().meta({ description: "The part's name; absent when the part sent none (RFC 7578 requires one)." }),
+          value: z.string(),
+        }),
       ]),
     ),
     files: z.number().int(),
