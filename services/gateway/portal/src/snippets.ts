@@ -191,17 +191,8 @@ const redirectNote = (v: Values, comment: string) =>
 // ---- authentication snippets ---------------------------------------------------
 
 export function authSnippet(style: AuthStyle, language: Language, input: SnippetInput): string {
-  const v = values(input);
-  switch (language) {
-    case 'curl':
-      return curlAuth(style, v);
-    case 'python':
-      return pythonAuth(style, v);
-    case 'javascript':
-      return javascriptAuth(style, v);
-    case 'powerquery':
-      return powerQueryAuth(style, v);
-  }
+  const write: Record<Language, (style: AuthStyle, v: Values) => string> = { curl: curlAuth, python: pythonAuth, javascript: javascriptAuth, powerquery: powerQueryAuth };
+  return write[language](style, values(input));
 }
 
 /** Bash: the first string field of that name in a JSON answer (grep and cut, so no jq needed). */
@@ -852,17 +843,8 @@ function powerQueryAuth(style: AuthStyle, v: Values): string {
 // ---- pagination snippets -------------------------------------------------------
 
 export function paginationSnippet(style: PaginationStyle, language: Language, input: SnippetInput): string {
-  const v = values(input);
-  switch (language) {
-    case 'curl':
-      return curlPages(style, v);
-    case 'python':
-      return pythonPages(style, v);
-    case 'javascript':
-      return javascriptPages(style, v);
-    case 'powerquery':
-      return powerQueryPages(style, v);
-  }
+  const write: Record<Language, (style: PaginationStyle, v: Values) => string> = { curl: curlPages, python: pythonPages, javascript: javascriptPages, powerquery: powerQueryPages };
+  return write[language](style, values(input));
 }
 
 const SIZE = SNIPPET_PAGE_SIZE;

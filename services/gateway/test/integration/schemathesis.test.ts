@@ -92,15 +92,13 @@ describe('Schemathesis against the running sandbox', () => {
         `${system.baseUrl}/openapi.json`,
         '--max-examples',
         String(MAX_EXAMPLES),
+        // One worker: with several threads, Hypothesis's lambda descriptions race inside CPython 3.11's ast
+        // module ("AST constructor recursion depth mismatch"): an error in the tool, seen under load.
         '--workers',
-        '2',
+        '1',
         '--seed',
         '20261123',
-        // Its coverage phase fails inside Hypothesis on this machine's Python 3.11 (an ast recursion-depth
-        // check in lambda_sources.py, "AST constructor recursion depth mismatch"), not on an answer of ours;
-        // the other three phases generate and check every operation.
-        '--phases',
-        'examples,fuzzing,stateful',
+
         '--no-shrink',
         '--exclude-path',
         '/api/auth/logout',

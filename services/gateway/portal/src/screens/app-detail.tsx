@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, messageOf, type App, type AppWithIssued, type Issued, type LogEntry, type LogPage } from '../api';
 import { ConfirmDialog, type ConfirmRequest } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy';
-import { useAction } from '../components/hooks';
+import { useAction, useApp } from '../components/hooks';
 import { ScopeCheckboxes } from '../components/scopes';
 import { authStyleWords, formatTime, plural } from '../format';
 import { fieldOfRefusal, redirectUriProblem, REDIRECT_URIS_MAX } from '../redirect-uris';
@@ -32,22 +32,9 @@ export function AppDetailScreen({
   onHide: () => void;
   onGone: (message: string) => void;
 }) {
-  const [app, setApp] = useState<App>();
-  const [loadError, setLoadError] = useState<string>();
+  const { app, setApp, loadError } = useApp(id);
   const [confirm, setConfirm] = useState<ConfirmRequest>();
   const heading = useRef<HTMLHeadingElement>(null);
-
-  useEffect(() => {
-    let current = true;
-    setApp(undefined);
-    setLoadError(undefined);
-    api<App>('GET', `apps/${id}`)
-      .then((answer) => current && setApp(answer))
-      .catch((failure) => current && setLoadError(messageOf(failure)));
-    return () => {
-      current = false;
-    };
-  }, [id]);
 
   // A new screen: focus its heading (the credentials panel's own, when it shows new values).
   useEffect(() => {

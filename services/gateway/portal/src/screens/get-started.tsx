@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, messageOf, type App, type Issued } from '../api';
+import type { Issued } from '../api';
 import { CopyButton } from '../components/copy';
+import { useApp } from '../components/hooks';
 import {
   AUTH_STYLES,
   authSnippet,
@@ -16,22 +17,11 @@ import {
 } from '../snippets';
 
 export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issued }) {
-  const [app, setApp] = useState<App>();
-  const [loadError, setLoadError] = useState<string>();
+  const { app, loadError } = useApp(id);
   const [authStyle, setAuthStyle] = useState<AuthStyle>('api_key_header');
   const [pageStyle, setPageStyle] = useState<PaginationStyle>('page');
   const heading = useRef<HTMLHeadingElement>(null);
   const baseUrl = useMemo(() => baseUrlFromPage(location.href), []);
-
-  useEffect(() => {
-    let current = true;
-    api<App>('GET', `apps/${id}`)
-      .then((answer) => current && setApp(answer))
-      .catch((failure) => current && setLoadError(messageOf(failure)));
-    return () => {
-      current = false;
-    };
-  }, [id]);
 
   useEffect(() => {
     heading.current?.focus();
