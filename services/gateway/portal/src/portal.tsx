@@ -131,6 +131,15 @@ export function Portal() {
           <GetStartedScreen id={route.id} revealed={revealed?.appId === route.id ? revealed.values : undefined} />
         )}
       </main>
+      <footer class="bottom">
+        {/* Relative, like every address of the page: they work behind a proxy prefix too. */}
+        <nav aria-label="The API">
+          <a href="../docs/">API reference</a>
+          <a href="../openapi.json">OpenAPI document</a>
+          <a href="../postman/training-sandbox.postman_collection.json">Postman collection</a>
+          <a href="../postman/training-sandbox.postman_environment.json">Postman environment</a>
+        </nav>
+      </footer>
     </>
   );
 }

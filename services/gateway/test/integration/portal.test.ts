@@ -225,6 +225,15 @@ describe('the portal page, as a learner uses it', () => {
     await checkScreen(page, 'sign-in');
   });
 
+  it('when the footer is read, then it links the API reference, the OpenAPI document and the Postman files, each of which answers', async () => {
+    const links = page.getByRole('navigation', { name: 'The API' }).getByRole('link');
+    expect(await links.allTextContents()).toEqual(['API reference', 'OpenAPI document', 'Postman collection', 'Postman environment']);
+    for (const href of await links.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href))) {
+      const res = await fetch(href);
+      expect({ href, status: res.status }).toEqual({ href, status: 200 });
+    }
+  });
+
   it('when a learner signs up with a short password, then the field says why; with a good one, then the app list shows', async () => {
     await page.getByRole('button', { name: 'Create an account' }).click();
     await page.getByLabel('Email').fill(email);
