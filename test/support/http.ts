@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { connect } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -101,4 +101,54 @@ export function rawSocketSession(baseUrl: string, request: string | Buffer, wait
       reject(error);
     });
   });
+}
+
+export interface PrefixProxy {
+  /** The proxy's own origin, e.g. http://127.0.0.1:41234; the sandbox is under `${url}${prefix}`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A reverse proxy as an ingress would be: `${prefix}/*` forwarded to the
+ * gateway with the prefix stripped, saying so with X-Forwarded-Prefix, -Host,
+ * -Proto and -For (the gateway honours them with TRUST_PROXY=true).
+ */
+export function startPrefixProxy(target: string, prefix = '/sandbox'): Promise<PrefixProxy> {
+  const upstream = new URL(target);
+  const server = http.createServer((req, res) => {
+    if (!req.url?.startsWith(`${prefix}/`) && req.url !== prefix) {
+      res.writeHead(404).end();
+      return;
+    }
+    const forwarded = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url.slice(prefix.length) || '/',
+        headers: {
+          ...req.headers,
+          'x-forwarded-prefix': prefix,
+          'x-forwarded-host': req.headers.host ?? '',
+          'x-forwarded-proto': 'http',
+          'x-forwarded-for': req.socket.remoteAddress ?? '',
+        },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forwarded.on('error', () => res.writeHead(502).end());
+    req.pipe(forwarded);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))),
+      }),
+    ),
+  );
 }

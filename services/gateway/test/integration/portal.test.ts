@@ -1,11 +1,20 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { apiRequest, eventually, isolatedMongoUrl, pythonClient, rawRequest, requireStoreUrls, startSystem, type RunningSystem } from '@sandbox/testing';
+import {
+  apiRequest,
+  eventually,
+  isolatedMongoUrl,
+  pythonClient,
+  rawRequest,
+  requireStoreUrls,
+  startPrefixProxy,
+  startSystem,
+  type PrefixProxy,
+  type RunningSystem,
+} from '@sandbox/testing';
 import { launchChromium } from '../../../../test/support/browser';
 import { AUTH_STYLES, authSnippet, PAGINATION_STYLES, paginationSnippet, type SnippetInput } from '../../portal/src/snippets';
 
@@ -40,7 +49,7 @@ const PHONE = { width: 375, height: 740 };
 
 let system: RunningSystem | undefined;
 let browser: Browser | undefined;
-let proxy: http.Server | undefined;
+let proxy: PrefixProxy | undefined;
 const gateway = () => system!.baseUrl;
 
 beforeAll(async () => {
@@ -54,7 +63,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (proxy ? (proxy.closeAllConnections(), proxy.close(() => resolve())) : resolve()));
+  await proxy?.close();
   await system?.stop();
 });
 
@@ -589,43 +598,10 @@ describe('the checks this file relies on', () => {
 
 // ---- behind a proxy prefix ---------------------------------------------------------
 
-/** A reverse proxy as an ingress would be: /sandbox/* to the gateway, saying so with X-Forwarded-*. */
-function startPrefixProxy(target: string): Promise<string> {
-  const upstream = new URL(target);
-  const server = http.createServer((req, res) => {
-    if (!req.url?.startsWith('/sandbox/') && req.url !== '/sandbox') {
-      res.writeHead(404).end();
-      return;
-    }
-    const forwarded = http.request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url.slice('/sandbox'.length) || '/',
-        headers: {
-          ...req.headers,
-          'x-forwarded-prefix': '/sandbox',
-          'x-forwarded-host': req.headers.host ?? '',
-          'x-forwarded-proto': 'http',
-          'x-forwarded-for': req.socket.remoteAddress ?? '',
-        },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forwarded.on('error', () => res.writeHead(502).end());
-    req.pipe(forwarded);
-  });
-  proxy = server;
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-}
-
 describe('the portal page behind a proxy prefix', () => {
   it('when the page is opened at <proxy>/sandbox/portal/, then sign-up, app creation, the list and the snippets all use the prefix', async () => {
-    const front = await startPrefixProxy(gateway());
+    proxy = await startPrefixProxy(gateway());
+    const front = proxy.url;
     const redirect = await rawRequest(`${front}/sandbox/portal`);
     expect(redirect.status).toBe(308);
     expect(new URL(redirect.headers.location!, `${front}/sandbox/portal`).toString()).toBe(`${front}/sandbox/portal/`);
