@@ -636,7 +636,7 @@ const compressed = { 415: 'The body is compressed (Content-Encoding other than i
  */
 const answered = (description: string): ResponseDoc => ({
   description,
-  content: { 'application/json': respondAnswer, 'text/plain': z.string().meta({ description: 'The body parameter, when given.' }) },
+  content: { 'application/json': respondAnswer, 'text/plain': z.string().meta({ description: 'The body parameter, when given.', example: "I'm a teapot" }) },
   headers: { ...delayApplied, ...playgroundNote },
 });
 const noBody = (status: string): ResponseDoc => ({ description: `${status}: no body and no Content-Type (RFC 9110), even with the body parameter.`, headers: { ...delayApplied, ...playgroundNote } });

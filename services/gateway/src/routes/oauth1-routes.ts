@@ -64,14 +64,16 @@ const temporaryCredentials = {
     .object({ oauth_token: z.string().meta({ example: TEMPORARY_TOKEN }), oauth_token_secret: secret, oauth_callback_confirmed: z.literal(true) })
     .meta({ id: 'OAuth1TemporaryCredentials', description: 'RFC 5849 2.1; the temporary token lives 10 minutes.' }),
   form: z
-    .object({ oauth_token: z.string(), oauth_token_secret: z.string(), oauth_callback_confirmed: z.literal('true') })
+    .object({ oauth_token: z.string().meta({ example: TEMPORARY_TOKEN }), oauth_token_secret: secret, oauth_callback_confirmed: z.literal('true') })
     .meta({ id: 'OAuth1TemporaryCredentialsForm', description: 'RFC 5849 2.1, form-encoded.' }),
 };
 const tokenCredentials = {
   json: z
     .object({ oauth_token: z.string().meta({ example: 'o1at_eyJhcHAiOiJhcHBf...' }), oauth_token_secret: secret })
     .meta({ id: 'OAuth1TokenCredentials', description: 'RFC 5849 2.3; the access token lives 24 hours.' }),
-  form: z.object({ oauth_token: z.string(), oauth_token_secret: z.string() }).meta({ id: 'OAuth1TokenCredentialsForm', description: 'RFC 5849 2.3, form-encoded.' }),
+  form: z
+    .object({ oauth_token: z.string().meta({ example: 'o1at_eyJhcHAiOiJhcHBf...' }), oauth_token_secret: secret })
+    .meta({ id: 'OAuth1TokenCredentialsForm', description: 'RFC 5849 2.3, form-encoded.' }),
 };
 /** JSON by default (the spec), the RFC's form encoding when Accept asks for it. */
 const eitherEncoding = (schemas: { json: z.ZodType; form: z.ZodType }) => ({ 'application/json': schemas.json, 'application/x-www-form-urlencoded': schemas.form });

@@ -199,7 +199,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       methods: 'POST',
       path: '/api/auth/logout',
       summary: 'Sign out: the session token stops working.',
-      contract: { responses: answer('Signed out.', z.object({ status: z.literal('signed_out') })) },
+      contract: { responses: answer('Signed out.', z.object({ status: z.literal('signed_out') }).meta({ example: { status: 'signed_out' } })) },
       handler: async (ctx) => {
         await client.logout({ token: sessionOf(ctx).token }, ctx.call());
         return json({ status: 'signed_out' });
@@ -216,7 +216,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       methods: 'POST',
       path: '/api/me/reset',
       summary: 'Delete every app of the signed-in user.',
-      contract: { responses: answer('How many apps were deleted.', z.object({ deleted: z.number().int() })) },
+      contract: { responses: answer('How many apps were deleted.', z.object({ deleted: z.number().int() }).meta({ example: { deleted: 3 } })) },
       handler: async (ctx) => json({ deleted: (await client.resetOwner({ ownerId: owner(ctx) }, ctx.call())).deleted }),
     }),
 

@@ -75,7 +75,7 @@ const playgroundMap = z
 // None of these can answer the gateway's 503 or 504: they call no service, or (readiness) make every failure their answer.
 const indexContract = { responses: { 200: { description: 'Name, version and links.', schema: index } }, noUpstreamRefusals: true } satisfies Contract;
 const health = {
-  responses: { 200: { description: 'The gateway process answers.', schema: z.object({ status: z.literal('ok') }).meta({ id: 'Health' }) } },
+  responses: { 200: { description: 'The gateway process answers.', schema: z.object({ status: z.literal('ok') }).meta({ id: 'Health', example: { status: 'ok' } }) } },
   noUpstreamRefusals: true,
 } satisfies Contract;
 const noStore = { 'Cache-Control': { description: 'no-store: a readiness answer is never reused.', required: true } };

@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv2020 from 'ajv/dist/2020';
 import { parse } from 'yaml';
 import { eventually, OpenApiChecker, rawRequest, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
 import { answersBreakingTheContract } from '../../../../test/support/answer-log';
@@ -224,5 +225,49 @@ describe('the contract check every integration test runs (test/contract-setup.ts
       expect.stringMatching(/^GET \/health -> 418 \(request req-418\): status 418 is not documented/),
       expect.stringMatching(/^GET \/health -> 200 \(request req-bad-body\): .*status/),
     ]);
+  });
+});
+
+describe('the examples in the document', () => {
+  const document = offlineOpenApiDocument('http://127.0.0.1:8080') as Document;
+  const components = document.components.schemas as Record<string, Document>;
+  /** Whether a schema (or anything it contains or refers to) carries an example. */
+  const exemplified = (schema: unknown, seen = new Set<string>()): boolean => {
+    if (!schema || typeof schema !== 'object') return false;
+    const s = schema as Document;
+    if (typeof s.$ref === 'string') {
+      const name = s.$ref.split('/').pop()!;
+      if (seen.has(name)) return false;
+      seen.add(name);
+      return exemplified(components[name], seen);
+    }
+    if ('example' in s || 'examples' in s) return true;
+    return Object.values(s).some((child) => typeof child === 'object' && exemplified(child, seen));
+  };
+
+  it('when a learner reads any answer that carries a body, then it shows an example (errors have theirs in the Error shape)', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(document.paths as Record<string, Document>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries((operation as Document).responses as Record<string, Document>)) {
+          for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Document>)) {
+            if (!exemplified(media.schema) && !media.example && !media.examples) missing.push(`${method.toUpperCase()} ${path} ${status} ${type}`);
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('when an example is validated against its own schema, then it conforms (an example cannot teach a wrong shape)', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: 'doc', components: document.components });
+    const wrong: string[] = [];
+    for (const [name, schema] of Object.entries(components)) {
+      if (!('example' in schema)) continue;
+      const validate = ajv.compile({ $ref: `doc#/components/schemas/${name}` });
+      if (!validate(schema.example)) wrong.push(`${name}: ${ajv.errorsText(validate.errors)}`);
+    }
+    expect(wrong).toEqual([]);
   });
 });
