@@ -5,8 +5,8 @@ import { rawRequest } from './http';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is read by pointer, not by types
 type Json = Record<string, any>;
 
-/** An answer as any client here records it: the status, the headers (any case) and the body as text. */
-export interface RecordedAnswer {
+/** An answer to check, however it was captured: the status, the headers (any case) and the body as text. */
+export interface AnswerToCheck {
   status: number;
   headers: Readonly<Record<string, string | string[] | number | undefined>>;
   body: string;
@@ -82,7 +82,7 @@ export class OpenApiChecker {
   }
 
   /** What is wrong with this answer, by the document: empty when it conforms. */
-  problems(method: string, url: string, answer: RecordedAnswer): string[] {
+  problems(method: string, url: string, answer: AnswerToCheck): string[] {
     const matched = this.operation(method, url);
     if (!matched) return [`no operation in the document serves ${method.toUpperCase()} ${new URL(url, 'http://path.only').pathname}`];
     const found = responseFor(matched.operation, answer.status);
@@ -94,7 +94,7 @@ export class OpenApiChecker {
   }
 
   /** Throws when the answer does not conform, naming the operation, the status and where it differs. */
-  expectConforms(method: string, url: string, answer: RecordedAnswer): void {
+  expectConforms(method: string, url: string, answer: AnswerToCheck): void {
     const problems = this.problems(method, url, answer);
     if (!problems.length) return;
     const matched = this.operation(method, url);
@@ -107,7 +107,7 @@ export class OpenApiChecker {
     );
   }
 
-  private headerProblems(found: MatchedResponse, where: string[], answer: RecordedAnswer): string[] {
+  private headerProblems(found: MatchedResponse, where: string[], answer: AnswerToCheck): string[] {
     const problems: string[] = [];
     for (const [name, definition] of Object.entries((found.response.headers ?? {}) as Json)) {
       const value = header(answer, name);
@@ -123,7 +123,7 @@ export class OpenApiChecker {
     return problems;
   }
 
-  private bodyProblems(found: MatchedResponse, where: string[], method: string, answer: RecordedAnswer): string[] {
+  private bodyProblems(found: MatchedResponse, where: string[], method: string, answer: AnswerToCheck): string[] {
     const content = (found.response.content ?? {}) as Json;
     const documented = Object.keys(content);
     const type = header(answer, 'content-type');
@@ -169,7 +169,7 @@ function responseFor(operation: Json, status: number): MatchedResponse | undefin
   return undefined;
 }
 
-function header(answer: RecordedAnswer, name: string): string | undefined {
+function header(answer: AnswerToCheck, name: string): string | undefined {
   const lower = name.toLowerCase();
   const entry = Object.entries(answer.headers).find(([key]) => key.toLowerCase() === lower);
   if (!entry || entry[1] === undefined) return undefined;

@@ -7,18 +7,19 @@ import type { Route } from '../http/route';
 import { buildRoutes } from '../routes';
 import { buildOpenApiDocument, servedAt, type OpenApiDocument } from './document';
 
+/** The schemes' words, as the server's authenticator gives them (building a scheme calls no service). */
+const inertAuthenticator = () => new Authenticator(createAuthSchemes({} as BackendClients, 0));
+
 /**
  * The gateway's route rows exactly as the server builds them, without a
  * server: building a row calls no service, so the clients are never used.
  * For what needs the table without running (the Postman build step, tests).
  */
-export function routeTable(): Route[] {
-  const clients = {} as BackendClients;
-  const authenticator = new Authenticator(createAuthSchemes(clients, 0));
+export function routeTable(authenticator = inertAuthenticator()): Route[] {
   return buildRoutes({
     config: loadGatewayConfig({}),
     logger: createLogger('gateway', 'silent'),
-    clients,
+    clients: {} as BackendClients,
     describeAuth: (accepted) => authenticator.describe(accepted),
     isDraining: () => false,
     runBatch: () => Promise.reject(new Error('not served here')),
@@ -28,9 +29,9 @@ export function routeTable(): Route[] {
 
 /** The document the server would serve at `baseUrl`, built without one. */
 export function offlineOpenApiDocument(baseUrl: string): OpenApiDocument {
-  const authenticator = new Authenticator(createAuthSchemes({} as BackendClients, 0));
+  const authenticator = inertAuthenticator();
   return servedAt(
-    buildOpenApiDocument(routeTable(), (name) => authenticator.describe([name])[0]!.how),
+    buildOpenApiDocument(routeTable(authenticator), (name) => authenticator.describe([name])[0]!.how),
     baseUrl,
   );
 }

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { messageOf } from '../api';
+import { ErrorText } from './error-text';
 
 export interface ConfirmRequest {
   title: string;
@@ -64,11 +65,7 @@ export function ConfirmDialog({ request, onClose }: { request: ConfirmRequest | 
         <div>
           <h2 id={titleId}>{request.title}</h2>
           <div class="confirm-body">{request.body}</div>
-          {error && (
-            <p id={errorId} class="error" role="alert">
-              {error}
-            </p>
-          )}
+          <ErrorText id={errorId} message={error} />
           <div class="actions">
             <button type="button" autoFocus disabled={busy} onClick={onClose}>
               Cancel

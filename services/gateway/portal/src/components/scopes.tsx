@@ -1,4 +1,5 @@
 import { ALL_SCOPES, scopeWords } from '../scopes';
+import { ErrorText } from './error-text';
 
 /** The five pack scopes as checkboxes in a labelled group, with the group's error in words. */
 export function ScopeCheckboxes({
@@ -35,11 +36,7 @@ export function ScopeCheckboxes({
           </li>
         ))}
       </ul>
-      {error && (
-        <p id={errorId} class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText id={errorId} message={error} />
     </fieldset>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, messageOf, type App, type AppWithIssued, type Issued, type LogEntry, type LogPage } from '../api';
 import { ConfirmDialog, type ConfirmRequest } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy';
+import { ErrorText } from '../components/error-text';
 import { useAction, useApp } from '../components/hooks';
 import { ScopeCheckboxes } from '../components/scopes';
 import { authStyleWords, formatTime, plural } from '../format';
@@ -278,11 +279,7 @@ function CredentialsSection({ app, onUpdated, ask }: { app: App; onUpdated: (ans
             <button type="button" onClick={rotate}>
               Rotate chosen credentials…
             </button>
-            {error && (
-              <p id="rotate-error" class="error" role="alert">
-                {error}
-              </p>
-            )}
+            <ErrorText id="rotate-error" message={error} />
           </fieldset>
           <p>
             <button type="button" onClick={regenerate}>
@@ -434,11 +431,7 @@ function RedirectUrisSection({ app, onUpdated }: { app: App; onUpdated: (answer:
                     Remove <span class="visually-hidden">redirect URI {index + 1}</span>
                   </button>
                 </div>
-                {problems[index] && (
-                  <p id={`redirect-${index}-error`} class="error" role="alert">
-                    {problems[index]}
-                  </p>
-                )}
+                <ErrorText id={`redirect-${index}-error`} message={problems[index]} />
               </li>
             ))}
           </ul>
@@ -454,11 +447,7 @@ function RedirectUrisSection({ app, onUpdated }: { app: App; onUpdated: (answer:
               Save redirect URIs
             </button>
           </div>
-          {formError && (
-            <p id="redirect-error" class="error" role="alert">
-              {formError}
-            </p>
-          )}
+          <ErrorText id="redirect-error" message={formError} />
         </form>
       )}
       <p role="status" class="status">
@@ -511,11 +500,7 @@ function RequestsSection({ app }: { app: App }) {
       <p role="status" class="status">
         {status}
       </p>
-      {error && (
-        <p id="requests-error" class="error" role="alert">
-          {error.message}
-        </p>
-      )}
+      <ErrorText id="requests-error" message={error?.message} />
       {entries && entries.length > 0 && (
         <ol class="log" aria-label="Recent requests, newest first">
           {entries.map((entry) => (

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, messageOf, type App, type AppWithIssued } from '../api';
 import { ConfirmDialog, type ConfirmRequest } from '../components/confirm-dialog';
+import { ErrorText } from '../components/error-text';
 import { useAction } from '../components/hooks';
 import { ScopeCheckboxes } from '../components/scopes';
 import { formatTime, plural } from '../format';
@@ -172,11 +173,7 @@ function CreateAppForm({ onCreated }: { onCreated: (app: AppWithIssued) => void 
             aria-describedby={errors.name ? 'app-name-error' : undefined}
             onInput={(e) => setName(e.currentTarget.value)}
           />
-          {errors.name && (
-            <p id="app-name-error" class="error" role="alert">
-              {errors.name}
-            </p>
-          )}
+          <ErrorText id="app-name-error" message={errors.name} />
         </div>
         <div class="field">
           <label for="app-description">
@@ -192,11 +189,7 @@ function CreateAppForm({ onCreated }: { onCreated: (app: AppWithIssued) => void 
             aria-describedby={errors.description ? 'app-description-error' : undefined}
             onInput={(e) => setDescription(e.currentTarget.value)}
           />
-          {errors.description && (
-            <p id="app-description-error" class="error" role="alert">
-              {errors.description}
-            </p>
-          )}
+          <ErrorText id="app-description-error" message={errors.description} />
         </div>
         <ScopeCheckboxes idPrefix="create-scope" legend="Scopes" selected={scopes} onChange={setScopes} error={errors.scopes} />
         <div class="actions">
@@ -204,11 +197,7 @@ function CreateAppForm({ onCreated }: { onCreated: (app: AppWithIssued) => void 
             {busy ? 'Creating…' : 'Create app'}
           </button>
         </div>
-        {errors.form && (
-          <p class="error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        <ErrorText message={errors.form} />
       </form>
     </section>
   );

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, messageOf } from '../api';
+import { ErrorText } from '../components/error-text';
 
 type Mode = 'sign-in' | 'register';
 type Field = 'email' | 'password' | 'form';
@@ -84,11 +85,7 @@ export function SignInScreen({ notice, onSignedIn }: { notice?: string; onSigned
             aria-describedby={errors.email ? 'email-error' : undefined}
             onInput={(e) => setEmail(e.currentTarget.value)}
           />
-          {errors.email && (
-            <p id="email-error" class="error" role="alert">
-              {errors.email}
-            </p>
-          )}
+          <ErrorText id="email-error" message={errors.email} />
         </div>
         <div class="field">
           <label for="password">Password</label>
@@ -109,22 +106,14 @@ export function SignInScreen({ notice, onSignedIn }: { notice?: string; onSigned
               8 to 200 characters.
             </p>
           )}
-          {errors.password && (
-            <p id="password-error" class="error" role="alert">
-              {errors.password}
-            </p>
-          )}
+          <ErrorText id="password-error" message={errors.password} />
         </div>
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             {busy ? (registering ? 'Creating the account…' : 'Signing in…') : registering ? 'Create account' : 'Sign in'}
           </button>
         </div>
-        {errors.form && (
-          <p id="form-error" class="error" role="alert">
-            {errors.form}
-          </p>
-        )}
+        <ErrorText id="form-error" message={errors.form} />
       </form>
       <p class="switch">
         {registering ? 'Already have an account?' : 'New here?'}{' '}
