@@ -39,5 +39,21 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/contract-setup.ts'],
       slowTestThreshold: 20,
     },
+    {
+      // The gRPC-facing suites again with every caller on plain unary calls
+      // (GRPC_TRANSPORT=unary, the switch back from call streams): both
+      // transports must give the same answers.
+      ...shared,
+      displayName: 'integration-unary',
+      testMatch: [
+        '<rootDir>/services/*/test/integration/*grpc*.test.ts',
+        '<rootDir>/services/gateway/test/integration/{system,dispatch,data-pages,http-practice,auth-playground,oauth2,oauth1,production-credentials,account-hardening,portal-apps,hostile-inputs,sign-in-under-load,metrics}.test.ts',
+      ],
+      setupFiles: ['<rootDir>/test/unary-transport.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/contract-setup.ts'],
+      slowTestThreshold: 20,
+    },
   ],
 };

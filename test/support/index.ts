@@ -6,3 +6,4 @@ export * from './portal';
 export * from './refusal';
 export * from './python';
 export * from './openapi-check';
+export * from './transport';

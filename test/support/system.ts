@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { AnswerLog, unwatchAnswers, watchAnswers } from './answer-log';
 import { freePort } from './ports';
+import { testTransport } from './transport';
 
 const ROOT = join(__dirname, '..', '..');
 type ServiceName = 'identity' | 'oauth' | 'data' | 'playground' | 'gateway';
@@ -56,6 +57,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, options: num
     LOG_LEVEL: 'info',
     RESPONSE_RECORD_FILE: answers.file,
     HOST: '127.0.0.1',
+    GRPC_TRANSPORT: testTransport(),
     PORT: String(ports.gateway),
     IDENTITY_GRPC_PORT: String(ports.identity),
     OAUTH_GRPC_PORT: String(ports.oauth),

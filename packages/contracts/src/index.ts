@@ -5,4 +5,5 @@ export * as identity from './gen/sandbox/identity/v1/identity';
 export * as oauth from './gen/sandbox/oauth/v1/oauth';
 export * as data from './gen/sandbox/data/v1/data';
 export * as playground from './gen/sandbox/playground/v1/playground';
+export * as transport from './gen/sandbox/transport/v1/call_stream';
 export * as dataApi from './data-api';

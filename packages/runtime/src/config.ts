@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GRPC_TRANSPORTS } from './grpc-client';
 
 /** A configuration problem: the process prints this one line and exits. */
 export class ConfigError extends Error {
@@ -35,8 +36,10 @@ export const env = {
   optionalAddress: () =>
     z
       .string()
-      .regex(/^$|^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$|^[a-z]+:\S+$/, 'must be host:port')
+      .regex(/^$|^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$|^[a-z][a-z0-9+.-]*:\S+$/, 'must be host:port or a gRPC target')
       .optional(),
+  /** GRPC_TRANSPORT: how this process carries its unary calls to other services (grpc-client.ts). */
+  grpcTransport: () => z.enum(GRPC_TRANSPORTS, { message: `must be ${GRPC_TRANSPORTS.join(' or ')}` }).default('stream'),
   bool: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })

@@ -9,16 +9,28 @@ import {
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { CallStreamPool, type StreamCallError } from './call-stream-client';
+import type { CancelSignal } from './cancellation';
 import { fromServiceError, GrpcStatus } from './errors';
 import { REQUEST_ID_KEY } from './grpc-server';
 import { grpcMethodName, monotonicMs, type CallMetrics, type CallRecorder } from './metrics';
+import type { Resolve } from './target-resolution';
+
+/**
+ * How a caller carries unary calls: `stream` multiplexes them over one
+ * long-lived stream per replica (the cheap hop, docs/decisions.md); `unary`
+ * makes each its own HTTP/2 stream, plain gRPC (the switch back, and what
+ * grpcurl and other clients do).
+ */
+export const GRPC_TRANSPORTS = ['stream', 'unary'] as const;
+export type GrpcTransport = (typeof GRPC_TRANSPORTS)[number];
 
 export interface CallOptionsLite {
   /** Overrides the adapter's default deadline. */
   deadlineMs?: number;
   requestId?: string;
   /** Cancels the call, e.g. when the HTTP client went away. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 type UnaryMethod<Req, Res> = (
@@ -64,6 +76,10 @@ export type PromiseClient<C> = {
 export interface PromiseClientOptions {
   /** Counts and times every call by method and status code (sandbox_grpc_client_*), under the peer's name as the service. */
   metrics?: CallMetrics;
+  /** `unary` unless told otherwise: each caller's configuration chooses (GRPC_TRANSPORT). */
+  transport?: GrpcTransport;
+  /** Turns a DNS target's host into addresses (stream transport); DNS unless a test gives its own. */
+  resolve?: Resolve;
 }
 
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ChannelOptions) => C;
@@ -72,10 +88,13 @@ type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof crede
  * Reconnect quickly after a peer restarts (the default backoff grows to two
  * minutes), and spread calls over every address a headless Service resolves to.
  */
-const CHANNEL_OPTIONS: ChannelOptions = {
+const CONNECTION_OPTIONS: ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 100,
   'grpc.max_reconnect_backoff_ms': 1000,
   'grpc.keepalive_time_ms': 30_000,
+};
+const CHANNEL_OPTIONS: ChannelOptions = {
+  ...CONNECTION_OPTIONS,
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
 };
 
@@ -89,10 +108,11 @@ export function promiseClient<C extends Client>(
   address: string,
   peer: string,
   defaultDeadlineMs: number,
-  { metrics }: PromiseClientOptions = {},
+  { metrics, transport = 'unary', resolve }: PromiseClientOptions = {},
 ): PromiseClient<C> {
-  const target = /^[a-z]+:/.test(address) ? address : `dns:///${address}`;
+  const target = /^(dns|ipv4|ipv6|unix|unix-abstract):/.test(address) ? address : `dns:///${address}`;
   const client = new Ctor(target, credentials.createInsecure(), CHANNEL_OPTIONS);
+  const pool = transport === 'stream' ? new CallStreamPool(target, { channelOptions: CONNECTION_OPTIONS, resolve }) : undefined;
   /** One recorder per method, made up front: a call only reads the clock twice and bumps two series. */
   const recorders = new Map<string, CallRecorder>();
   if (metrics) for (const [name, method] of Object.entries(definition)) recorders.set(name, metrics.recorder(peer, grpcMethodName(method.path)));
@@ -109,7 +129,10 @@ export function promiseClient<C extends Client>(
   };
   const adapter: Record<string, unknown> = {
     peer,
-    close: () => client.close(),
+    close: () => {
+      pool?.close();
+      client.close();
+    },
     clientStream<Req, Res>(name: string, options: CallOptionsLite = {}): ClientStream<Req, Res> {
       const method = (client as unknown as Record<string, ClientStreamMethod<Req, Res>>)[name];
       const { metadata, deadline } = callOptions(options);
@@ -138,6 +161,23 @@ export function promiseClient<C extends Client>(
     const method = (client as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
     // Streaming methods have their own callers (e.g. the gateway's upload); the adapter is for unary calls.
     if (definition[name].responseStream || definition[name].requestStream) continue;
+    if (pool) {
+      const { path, requestSerialize, responseDeserialize } = definition[name];
+      adapter[name] = (request: unknown, options: CallOptionsLite = {}) => {
+        const finished = timer(name);
+        return pool.call(path, requestSerialize(request), options.deadlineMs ?? defaultDeadlineMs, options.requestId, options.signal).then(
+          (response) => {
+            finished?.(null);
+            return responseDeserialize(response as Buffer);
+          },
+          (error: StreamCallError) => {
+            finished?.(error as ServiceError);
+            throw fromServiceError(error as ServiceError, peer);
+          },
+        );
+      };
+      continue;
+    }
     adapter[name] = (request: unknown, options: CallOptionsLite = {}) =>
       new Promise((resolve, reject) => {
         const { metadata, deadline } = callOptions(options);
@@ -150,6 +190,7 @@ export function promiseClient<C extends Client>(
         });
         const cancel = () => call.cancel();
         options.signal?.addEventListener('abort', cancel, { once: true });
+        if (options.signal?.aborted) cancel();
       });
   }
   return adapter as PromiseClient<C>;

@@ -30,6 +30,44 @@ export type UnaryImplementation<S> = {
 };
 
 /**
+ * A call's context. The signal (an AbortController, which costs more than
+ * most handlers) and the request's child logger are made only when a handler
+ * asks for them.
+ */
+class HandlerContext implements CallContext {
+  private controller?: AbortController;
+  private cancelled = false;
+  private child?: Logger;
+
+  constructor(
+    readonly requestId: string,
+    private readonly call: ServerUnaryCall<unknown, unknown>,
+    private readonly parentLogger: Logger,
+  ) {
+    call.once('cancelled', () => {
+      this.cancelled = true;
+      this.controller?.abort();
+    });
+  }
+
+  get metadata(): Metadata {
+    return this.call.metadata;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  get logger(): Logger {
+    return (this.child ??= this.requestId ? this.parentLogger.child({ requestId: this.requestId }) : this.parentLogger);
+  }
+}
+
+/**
  * The one boundary between domain code and gRPC: AppErrors become their status
  * with the code in the trailers; anything else is logged with its stack and
  * becomes INTERNAL with a message that reveals nothing.
@@ -45,14 +83,7 @@ export function unaryHandlers<S extends UntypedServiceImplementation>(
     if (!method) continue; // grpc-js answers UNIMPLEMENTED for what is not given
     handlers[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? '');
-      const controller = new AbortController();
-      call.once('cancelled', () => controller.abort());
-      const context: CallContext = {
-        requestId,
-        metadata: call.metadata,
-        signal: controller.signal,
-        logger: requestId ? logger.child({ requestId }) : logger,
-      };
+      const context = new HandlerContext(requestId, call, logger);
       Promise.resolve()
         .then(() => method.call(implementation, call.request, context))
         .then(
@@ -72,14 +103,26 @@ export function unaryHandlers<S extends UntypedServiceImplementation>(
   return handlers as S;
 }
 
+/**
+ * Plain gRPC clients re-resolve DNS only when a connection ends; ending each
+ * one after a few minutes lets them find pods added by a scale-up.
+ */
+export const MAX_CONNECTION_AGE_MS = 5 * 60_000;
+/** Longer than the longest call (a 60 s /playground/timeout and its margin), so a connection's age never cuts a call short. */
+export const MAX_CONNECTION_AGE_GRACE_MS = 90_000;
+/**
+ * A call stream asks its caller to move on well before its connection's age
+ * (each stream has a connection of its own), so the stream ends by itself
+ * and the connection's age never cuts its calls short.
+ */
+export const CALL_STREAM_MAX_AGE_MS = MAX_CONNECTION_AGE_MS / 2;
+
 export function createGrpcServer(): Server {
   return new Server({
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
     'grpc.keepalive_permit_without_calls': 1,
-    // Clients re-resolve DNS only when a connection ends; ending each one after
-    // a few minutes lets callers find pods added by a scale-up.
-    'grpc.max_connection_age_ms': 5 * 60_000,
-    'grpc.max_connection_age_grace_ms': 30_000,
+    'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
+    'grpc.max_connection_age_grace_ms': MAX_CONNECTION_AGE_GRACE_MS,
   });
 }
 

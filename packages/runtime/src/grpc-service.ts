@@ -1,9 +1,10 @@
 import type { sendUnaryData, ServerErrorResponse, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { health } from '@sandbox/contracts';
+import { health, transport } from '@sandbox/contracts';
+import { CallStreamServer } from './call-stream-server';
 import type { MetricsListen } from './config';
 import { DependencyMonitor, type Dependency } from './dependency-monitor';
 import { GrpcStatus } from './errors';
-import { bindGrpcServer, createGrpcServer, shutdownGrpcServer } from './grpc-server';
+import { bindGrpcServer, CALL_STREAM_MAX_AGE_MS, createGrpcServer, shutdownGrpcServer } from './grpc-server';
 import { HealthRegistry, ServingStatus } from './health';
 import type { Logger } from './logger';
 import { grpcMethodName, grpcServerMetrics, monotonicMs, startMetricsServer, type CallMetrics, type MetricsServer, type Registry } from './metrics';
@@ -35,6 +36,8 @@ export interface GrpcServiceOptions {
    * is bound until after it is closed.
    */
   metrics?: { registry: Registry; service: string; listen?: MetricsListen };
+  /** The call streams' age and how many calls one may have in flight before the server stops reading it (defaults suit production; tests shorten the age). */
+  callStreams?: { maxStreamAgeMs?: number; maxInFlightPerStream?: number };
 }
 
 export interface RunningGrpcService {
@@ -77,6 +80,14 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   server.addService(health.HealthService, registry.implementation());
   const implementation = metrics ? instrumentImplementation(options.definition, options.implementation, grpcServerMetrics(metrics.registry), metrics.service) : options.implementation;
   server.addService(options.definition, implementation);
+  // The same handlers, reachable as calls on a stream (the cheap hop); plain unary calls stay accepted.
+  const callStreams = new CallStreamServer({
+    logger,
+    maxStreamAgeMs: options.callStreams?.maxStreamAgeMs ?? CALL_STREAM_MAX_AGE_MS,
+    maxInFlightPerStream: options.callStreams?.maxInFlightPerStream ?? 512,
+  });
+  callStreams.add(options.definition, implementation);
+  server.addService(transport.CallStreamServiceService, callStreams.implementation());
   let port: number;
   try {
     port = await bindGrpcServer(server, options.host, options.port);
@@ -100,6 +111,8 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
       registry.set(LIVENESS, ServingStatus.NOT_SERVING);
       monitor.stop();
       registry.close();
+      // Callers move new calls to other replicas at once; the streams end as their calls are answered.
+      callStreams.drain();
       await shutdownGrpcServer(server, options.shutdownGraceMs ?? 10_000);
       await options.close?.();
       await metricsServer?.stop();

@@ -14,9 +14,10 @@ export const grpcPortVariable = (service: ServiceName) => `${service.toUpperCase
 /** `<NAME>_GRPC_ADDR`: where its callers reach it; defaults to loopback and its port. */
 export const grpcAddressVariable = (service: ServiceName) => `${service.toUpperCase()}_GRPC_ADDR`;
 
-/** The schema fields a caller of `service` reads, to spread into its config schema. */
+/** The schema fields a caller of `service` reads, to spread into its config schema (with GRPC_TRANSPORT, how it calls). */
 export function peerVariables<S extends ServiceName>(service: S) {
   return {
+    GRPC_TRANSPORT: env.grpcTransport(),
     [grpcAddressVariable(service)]: env.optionalAddress(),
     [grpcPortVariable(service)]: env.port(DEFAULT_PORTS[service]),
   };

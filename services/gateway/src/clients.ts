@@ -11,11 +11,15 @@ export interface BackendClients {
   health: Record<ServiceName, PromiseClient<health.HealthClient>>;
 }
 
-/** `metrics` counts the calls of the four service clients; readiness health checks are not counted (nor are they on the servers). */
+/**
+ * `metrics` counts the calls of the four service clients; readiness health
+ * checks are not counted (nor are they on the servers), and stay plain unary
+ * calls of the standard health service whatever GRPC_TRANSPORT says.
+ */
 export function createBackendClients(config: GatewayConfig, metrics?: CallMetrics): BackendClients {
   const { peers, grpcDeadlineMs: deadline } = config;
   const healthClient = (name: ServiceName) => promiseClient(health.HealthClient, health.HealthService, peers[name], name, deadline);
-  const options = { metrics };
+  const options = { metrics, transport: config.grpcTransport };
   return {
     identity: promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, peers.identity, 'identity', deadline, options),
     oauth: promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, peers.oauth, 'oauth', deadline, options),

@@ -63,6 +63,7 @@ const schema = z
     metrics: metricsListen(v, ''),
     trustedIssuers: [v.PUBLIC_BASE_URL, v.EXTERNAL_IDP_ISSUER].filter((url): url is string => Boolean(url)),
     peers: peerAddresses(v),
+    grpcTransport: v.GRPC_TRANSPORT,
   }));
 
 /** 512kb, 1mb... as bytes (the suffixes BODY_LIMIT accepts). */

@@ -38,6 +38,7 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
   if (!config.signingKeyPem) logger.warn('JWT_SIGNING_KEY is not set: tokens are signed with a per-process key and do not survive a restart');
   const identityClient = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, config.identityAddress, 'identity', 5000, {
     metrics: grpcClientMetrics(registry),
+    transport: config.grpcTransport,
   });
   const deps: OAuthDeps = {
     config,

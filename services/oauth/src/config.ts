@@ -54,6 +54,7 @@ const schema = z
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     metrics: metricsListen(v, 'OAUTH_'),
     identityAddress: peerAddress(v, 'identity'),
+    grpcTransport: v.GRPC_TRANSPORT,
   }));
 
 export type OAuthConfig = z.output<typeof schema>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { CallOptionsLite } from '@sandbox/runtime';
+import { Cancellation, type CallOptionsLite, type CancelSignal } from '@sandbox/runtime';
 import type { Credential, SchemeName } from '../auth/scheme';
 import type { Input } from './contract';
 import { badRequest } from './errors';
@@ -66,7 +66,7 @@ export class RouteContext {
   /** The request as the route's contract validated it (contract.ts), before its handler runs. */
   input?: Input;
   private parsedQuery?: URLSearchParams;
-  private controller?: AbortController;
+  private cancellation?: Cancellation;
   private base?: string;
 
   constructor(
@@ -119,12 +119,12 @@ export class RouteContext {
   }
 
   /** Aborted when the client goes away before the answer, so service calls are cancelled too. */
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      const controller = (this.controller = new AbortController());
-      this.onClientGone(() => controller.abort());
+  get signal(): CancelSignal {
+    if (!this.cancellation) {
+      const cancellation = (this.cancellation = new Cancellation());
+      this.onClientGone(() => cancellation.cancel());
     }
-    return this.controller.signal;
+    return this.cancellation;
   }
 
   /**

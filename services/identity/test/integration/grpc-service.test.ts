@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import { health, identity } from '@sandbox/contracts';
 import { GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { isolatedMongoUrl, refusalOf, requireStoreUrls } from '@sandbox/testing';
+import { isolatedMongoUrl, refusalOf, requireStoreUrls, testTransport } from '@sandbox/testing';
 import { start } from '../../src/composition';
 import { loadIdentityConfig } from '../../src/config';
 
@@ -37,7 +37,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
     return { service, client: connect(service) };
   };
   const connect = (service: RunningGrpcService, deadlineMs = 5000) => {
-    const client = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', deadlineMs);
+    const client = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', deadlineMs, { transport: testTransport() });
     clients.push(client);
     return client;
   };

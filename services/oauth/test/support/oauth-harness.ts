@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { identity, oauth } from '@sandbox/contracts';
 import { promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { requireStoreUrls } from '@sandbox/testing';
+import { requireStoreUrls, testTransport } from '@sandbox/testing';
 import { start as startIdentity } from '../../../identity/src/composition';
 import { loadIdentityConfig } from '../../../identity/src/config';
 import { start as startOAuth } from '../../src/composition';
@@ -63,7 +63,7 @@ export async function startOAuthSystem(options: { clock: Clock; label: string; r
     const { redisUrl } = requireStoreUrls();
     const identityService = await startIdentity(loadIdentityConfig({ IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent' }));
     services.push(identityService);
-    const idp = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000);
+    const idp = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000, { transport: testTransport() });
     clients.push(idp);
     const env = {
       OAUTH_GRPC_PORT: '0',
@@ -71,12 +71,13 @@ export async function startOAuthSystem(options: { clock: Clock; label: string; r
       IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.port}`,
       JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       LOG_LEVEL: 'silent',
+      GRPC_TRANSPORT: testTransport(),
     };
     const replicas: OAuthClient[] = [];
     for (let replica = 0; replica < (options.replicas ?? 2); replica++) {
       const service = await startOAuth(loadOAuthConfig(env), { clock: options.clock });
       services.push(service);
-      const client = promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000);
+      const client = promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000, { transport: testTransport() });
       clients.push(client);
       replicas.push(client);
     }

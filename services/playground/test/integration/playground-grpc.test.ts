@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { credentials, Metadata, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
 import { health, playground } from '@sandbox/contracts';
 import { GrpcStatus, promiseClient, REQUEST_ID_KEY, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { eventually, refusalOf } from '@sandbox/testing';
+import { eventually, refusalOf, testTransport } from '@sandbox/testing';
 import { start } from '../../src/composition';
 import { loadPlaygroundConfig } from '../../src/config';
 import type { Sleep } from '../../src/domain/delay';
@@ -132,7 +132,7 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
   beforeAll(async () => {
     service = await start(loadPlaygroundConfig({ PLAYGROUND_GRPC_PORT: '0', LOG_LEVEL: 'silent' }), { sleep: waits.sleep });
     const address = `127.0.0.1:${service.port}`;
-    client = promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, address, 'playground', 5000);
+    client = promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, address, 'playground', 5000, { transport: testTransport() });
     raw = new playground.PlaygroundServiceClient(address, credentials.createInsecure());
   });
 

@@ -1,0 +1,317 @@
+import { credentials, Metadata, type ChannelOptions, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
+import { transport } from '@sandbox/contracts';
+import type { CancelSignal } from './cancellation';
+import { GrpcStatus } from './errors';
+import { resolveTarget, type Resolve } from './target-resolution';
+
+/** How a call carried on a stream failed: the shape of a grpc-js ServiceError, so the one translation (fromServiceError) serves both transports. */
+export interface StreamCallError {
+  code: GrpcStatus;
+  details: string;
+  metadata: Metadata;
+}
+
+export interface CallStreamPoolOptions {
+  /** Channel options of every lane's connection (reconnect backoff, keepalive). */
+  channelOptions: ChannelOptions;
+  /** Turns a host into its addresses; DNS by default, a test may give loopback addresses. */
+  resolve?: Resolve;
+  /** How often a DNS target is looked up again, besides whenever a lane drains or fails. */
+  refreshMs?: number;
+  /** Calls a lane holds while the service is not reading: beyond it, a call fails UNAVAILABLE at once instead of queueing without bound. */
+  maxQueuedPerLane?: number;
+}
+
+interface Pending {
+  resolve(response: Buffer): void;
+  reject(error: StreamCallError): void;
+  lane: Lane;
+  timer: NodeJS.Timeout;
+  signal?: CancelSignal;
+  onAbort?: () => void;
+}
+
+const FIRST_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 1000;
+
+/**
+ * The caller half of the cheap hop: every replica of one service (each
+ * address the target resolves to) gets one lane, a long-lived CallStreamService
+ * stream on its own connection; calls go round robin over the lanes that are
+ * open, each call a message, gathered with the others of the same turn of the
+ * event loop into one write. A lane that fails takes only its own calls in
+ * flight with it (UNAVAILABLE, at once); a lane that drains (its server is
+ * stopping, or the stream reached its age) takes no new calls and is replaced.
+ */
+export class CallStreamPool {
+  private readonly lanes = new Map<string, Lane>();
+  /** Addresses the target resolved to last, and when each may be tried again after a failure. */
+  private addresses: string[] = [];
+  private readonly retryAt = new Map<string, { at: number; backoffMs: number; timer?: NodeJS.Timeout }>();
+  private next = 0;
+  private resolving: Promise<void> | undefined;
+  private resolved = false;
+  private closed = false;
+  private readonly refreshTimer?: NodeJS.Timeout;
+  private readonly resolveAddresses: () => Promise<string[]> | string[];
+
+  constructor(
+    target: string,
+    private readonly options: CallStreamPoolOptions,
+  ) {
+    const { addresses, dynamic } = resolveTarget(target, options.resolve);
+    this.resolveAddresses = addresses;
+    if (dynamic) {
+      this.refreshTimer = setInterval(() => void this.refresh(), options.refreshMs ?? 30_000);
+      this.refreshTimer.unref();
+    }
+  }
+
+  /** Sends one call; resolves to the encoded response, or rejects as the unary call would have. */
+  call(method: string, request: Buffer, timeoutMs: number, requestId: string | undefined, signal: CancelSignal | undefined): Promise<Buffer> {
+    if (!this.resolved) return this.refresh().then(() => this.call(method, request, timeoutMs, requestId, signal));
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(failure(GrpcStatus.CANCELLED, 'Cancelled before it was sent.'));
+      const lane = this.pick();
+      if (!lane) return reject(failure(GrpcStatus.UNAVAILABLE, 'No replica of the service can be reached.'));
+      if (!lane.send(method, request, timeoutMs, requestId, { resolve, reject, signal }))
+        reject(failure(GrpcStatus.UNAVAILABLE, 'The service is not keeping up: too many calls are waiting for it.'));
+    });
+  }
+
+  /** Calls in flight on every lane (for tests and metrics). */
+  get inFlight(): number {
+    let count = 0;
+    for (const lane of this.lanes.values()) count += lane.pending.size;
+    return count;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearInterval(this.refreshTimer);
+    for (const retry of this.retryAt.values()) clearTimeout(retry.timer);
+    for (const lane of this.lanes.values()) lane.close(failure(GrpcStatus.CANCELLED, 'The client was closed.'));
+    this.lanes.clear();
+  }
+
+  /** Round robin over open lanes; a lane still connecting only when none is open (as grpc-js waits while CONNECTING). */
+  private pick(): Lane | undefined {
+    const lanes = [...this.lanes.values()];
+    let fallback: Lane | undefined;
+    for (let i = 0; i < lanes.length; i++) {
+      const lane = lanes[(this.next + i) % lanes.length];
+      if (lane.state === 'open' && !lane.full) {
+        this.next = (this.next + i + 1) % lanes.length;
+        return lane;
+      }
+      if (lane.state === 'opening' && !fallback) fallback = lane;
+    }
+    return fallback;
+  }
+
+  /** Looks the target up again and brings the lanes in line: new addresses get a lane, vanished ones drain. */
+  private refresh(): Promise<void> {
+    this.resolving ??= (async () => {
+      try {
+        this.addresses = await this.resolveAddresses();
+      } catch {
+        // Keep what we had: a DNS blip must not empty the pool.
+      } finally {
+        this.resolved = true;
+        this.resolving = undefined;
+      }
+      if (this.closed) return;
+      for (const address of this.addresses) this.ensureLane(address);
+      for (const [address, lane] of this.lanes) if (!this.addresses.includes(address)) lane.drain();
+    })();
+    return this.resolving;
+  }
+
+  private ensureLane(address: string): void {
+    const existing = this.lanes.get(address);
+    if (this.closed || (existing && existing.state !== 'draining' && existing.state !== 'closed')) return;
+    const retry = this.retryAt.get(address);
+    if (retry && retry.at > Date.now()) return;
+    const lane = new Lane(address, this.options, {
+      opened: () => this.retryAt.delete(address),
+      draining: () => {
+        if (this.lanes.get(address) === lane) this.lanes.delete(address);
+        void this.refresh();
+      },
+      failed: (everOpened) => {
+        if (this.lanes.get(address) === lane) this.lanes.delete(address);
+        this.backOff(address, everOpened);
+      },
+    });
+    this.lanes.set(address, lane);
+  }
+
+  /** A lane that failed is tried again in the background, sooner if it had been open (a restart), later each time it fails to open. */
+  private backOff(address: string, everOpened: boolean): void {
+    if (this.closed) return;
+    const previous = this.retryAt.get(address);
+    const backoffMs = everOpened || !previous ? FIRST_BACKOFF_MS : Math.min(previous.backoffMs * 2, MAX_BACKOFF_MS);
+    const timer = setTimeout(() => {
+      this.retryAt.set(address, { at: 0, backoffMs });
+      void this.refresh();
+    }, backoffMs);
+    timer.unref();
+    this.retryAt.set(address, { at: Date.now() + backoffMs, backoffMs, timer });
+  }
+}
+
+type LaneState = 'opening' | 'open' | 'draining' | 'closed';
+
+interface LaneEvents {
+  opened(): void;
+  draining(): void;
+  failed(everOpened: boolean): void;
+}
+
+/** One stream to one replica, on a connection of its own (so a stream never outlives its connection's max age). */
+class Lane {
+  state: LaneState = 'opening';
+  readonly pending = new Map<number, Pending>();
+  private readonly client: transport.CallStreamServiceClient;
+  private readonly stream: ClientDuplexStream<transport.CallsRequest, transport.CallsResponse>;
+  private outgoing: transport.Call[] = [];
+  private cancelled: number[] = [];
+  private flushScheduled = false;
+  private congested = false;
+  private nextId = 1;
+  private everOpened = false;
+
+  constructor(
+    readonly address: string,
+    private readonly options: CallStreamPoolOptions,
+    private readonly events: LaneEvents,
+  ) {
+    this.client = new transport.CallStreamServiceClient(address, credentials.createInsecure(), {
+      ...options.channelOptions,
+      'grpc.use_local_subchannel_pool': 1,
+    });
+    this.stream = this.client.calls();
+    this.stream.on('metadata', () => {
+      if (this.state !== 'opening') return;
+      this.state = 'open';
+      this.everOpened = true;
+      events.opened();
+    });
+    this.stream.on('data', (batch: transport.CallsResponse) => this.receive(batch));
+    this.stream.on('drain', () => {
+      this.congested = false;
+      this.schedule();
+    });
+    this.stream.on('error', () => undefined); // the status below says everything
+    this.stream.on('status', (status: StatusObject) => this.ended(status));
+  }
+
+  /** Whether the lane's queue is at its bound, so the pool picks another. */
+  get full(): boolean {
+    return this.outgoing.length >= (this.options.maxQueuedPerLane ?? 1024);
+  }
+
+  send(method: string, request: Buffer, timeoutMs: number, requestId: string | undefined, waiter: Pick<Pending, 'resolve' | 'reject' | 'signal'>): boolean {
+    if (this.full) return false;
+    const id = this.nextId;
+    this.nextId = this.nextId >= 0xffffffff ? 1 : this.nextId + 1;
+    const pending: Pending = {
+      ...waiter,
+      lane: this,
+      timer: setTimeout(() => this.giveUp(id, failure(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded')), timeoutMs),
+    };
+    if (waiter.signal) {
+      pending.onAbort = () => this.giveUp(id, failure(GrpcStatus.CANCELLED, 'Cancelled on client'));
+      waiter.signal.addEventListener('abort', pending.onAbort, { once: true });
+    }
+    this.pending.set(id, pending);
+    this.outgoing.push({ id, method, request, timeoutMs, requestId: requestId ?? '' });
+    this.schedule();
+    return true;
+  }
+
+  /** The server is told to stop (its deadline or the caller's cancellation), as a unary call's RST_STREAM would. */
+  private giveUp(id: number, error: StreamCallError): void {
+    const pending = this.settle(id);
+    if (!pending) return;
+    pending.reject(error);
+    const queued = this.outgoing.findIndex((call) => call.id === id);
+    if (queued >= 0) this.outgoing.splice(queued, 1);
+    else this.cancelled.push(id);
+    this.schedule();
+  }
+
+  drain(): void {
+    if (this.state === 'closed' || this.state === 'draining') return;
+    this.state = 'draining';
+    this.flush();
+    this.stream.end();
+    this.events.draining();
+  }
+
+  close(error: StreamCallError): void {
+    this.failAll(error);
+    this.state = 'closed';
+    this.stream.cancel();
+    this.client.close();
+  }
+
+  private schedule(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Everything sent in one turn of the event loop goes as one message; a congested stream keeps it until 'drain'. */
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.congested || this.state === 'closed' || (this.outgoing.length === 0 && this.cancelled.length === 0)) return;
+    const batch = { calls: this.outgoing, cancelled: this.cancelled };
+    this.outgoing = [];
+    this.cancelled = [];
+    if (!this.stream.write(batch)) this.congested = true;
+  }
+
+  private receive(batch: transport.CallsResponse): void {
+    for (const reply of batch.replies) {
+      const pending = this.settle(reply.id);
+      if (!pending) continue; // given up already
+      if (reply.code === GrpcStatus.OK) pending.resolve(reply.response);
+      else {
+        const metadata = new Metadata();
+        for (const { key, value } of reply.trailers) metadata.add(key, value);
+        pending.reject({ code: reply.code, details: reply.details, metadata });
+      }
+    }
+    if (batch.draining) this.drain();
+  }
+
+  private settle(id: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    if (!pending) return undefined;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
+    return pending;
+  }
+
+  /** The stream ended: whatever is still in flight on it fails as its connection did (UNAVAILABLE when the replica vanished). */
+  private ended(status: StatusObject): void {
+    const wasDraining = this.state === 'draining';
+    const code = status.code === GrpcStatus.OK || status.code === GrpcStatus.CANCELLED ? GrpcStatus.UNAVAILABLE : status.code;
+    this.failAll(failure(code, status.details || 'The stream to the service ended.'));
+    this.state = 'closed';
+    this.client.close();
+    if (!wasDraining) this.events.failed(this.everOpened);
+  }
+
+  private failAll(error: StreamCallError): void {
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
+    this.outgoing = [];
+    this.cancelled = [];
+  }
+}
+
+function failure(code: GrpcStatus, details: string): StreamCallError {
+  return { code, details, metadata: new Metadata() };
+}
