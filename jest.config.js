@@ -47,7 +47,7 @@ module.exports = {
       displayName: 'integration-unary',
       testMatch: [
         '<rootDir>/services/*/test/integration/*grpc*.test.ts',
-        '<rootDir>/services/gateway/test/integration/{system,dispatch,data-pages,http-practice,auth-playground,oauth2,oauth1,production-credentials,account-hardening,portal-apps,hostile-inputs,sign-in-under-load,metrics}.test.ts',
+        '<rootDir>/services/gateway/test/integration/{system,replica-loss,dispatch,data-pages,http-practice,auth-playground,oauth2,oauth1,production-credentials,account-hardening,portal-apps,hostile-inputs,sign-in-under-load,metrics}.test.ts',
       ],
       setupFiles: ['<rootDir>/test/unary-transport.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',

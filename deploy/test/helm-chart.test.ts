@@ -232,6 +232,16 @@ describe.each([
     }
   });
 
+  it('when rendered, then every caller carries its calls on streams, and grpcTransport=unary switches them all back', () => {
+    const callers = ['gateway', 'oauth'];
+    for (const service of ['gateway', ...Object.keys(GRPC_SERVICES)]) {
+      expect({ service, transport: envOf(containerOf(manifests, service)).GRPC_TRANSPORT?.value }).toEqual({ service, transport: callers.includes(service) ? 'stream' : undefined });
+    }
+    const unary = render(['--set', 'grpcTransport=unary']);
+    for (const service of callers) expect(envOf(containerOf(unary, service)).GRPC_TRANSPORT?.value).toBe('unary');
+    expect(() => render(['--set', 'grpcTransport=http3'])).toThrow(/grpcTransport/);
+  });
+
   it('when rendered, then secret values reach the pods only through secretKeyRef', () => {
     for (const d of ofKind(manifests, 'Deployment')) {
       for (const e of d.spec.template.spec.containers[0].env) {

@@ -1,5 +1,6 @@
 import { credentials, Metadata, type ChannelOptions, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
 import { transport } from '@sandbox/contracts';
+import { batches } from './call-stream-batches';
 import type { CancelSignal } from './cancellation';
 import { GrpcStatus } from './errors';
 import { resolveTarget, type Resolve } from './target-resolution';
@@ -22,12 +23,15 @@ export interface CallStreamPoolOptions {
   maxQueuedPerLane?: number;
 }
 
+/** A call waiting for its reply. */
 interface Pending {
   resolve(response: Buffer): void;
   reject(error: StreamCallError): void;
-  lane: Lane;
-  timer: NodeJS.Timeout;
   signal?: CancelSignal;
+  /** The message, kept until the reply: a call that never reached a server may be sent on another lane. */
+  call: transport.Call;
+  deadlineAt: number;
+  timer?: NodeJS.Timeout;
   onAbort?: () => void;
 }
 
@@ -45,11 +49,14 @@ const MAX_BACKOFF_MS = 1000;
  */
 export class CallStreamPool {
   private readonly lanes = new Map<string, Lane>();
+  /** The lanes as an array, rebuilt when they change (rarely), so picking one allocates nothing. */
+  private laneList: Lane[] = [];
   /** Addresses the target resolved to last, and when each may be tried again after a failure. */
   private addresses: string[] = [];
   private readonly retryAt = new Map<string, { at: number; backoffMs: number; timer?: NodeJS.Timeout }>();
   private next = 0;
   private resolving: Promise<void> | undefined;
+  private lastRefreshAt = 0;
   private resolved = false;
   private closed = false;
   private readonly refreshTimer?: NodeJS.Timeout;
@@ -72,11 +79,20 @@ export class CallStreamPool {
     if (!this.resolved) return this.refresh().then(() => this.call(method, request, timeoutMs, requestId, signal));
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(failure(GrpcStatus.CANCELLED, 'Cancelled before it was sent.'));
-      const lane = this.pick();
-      if (!lane) return reject(failure(GrpcStatus.UNAVAILABLE, 'No replica of the service can be reached.'));
-      if (!lane.send(method, request, timeoutMs, requestId, { resolve, reject, signal }))
-        reject(failure(GrpcStatus.UNAVAILABLE, 'The service is not keeping up: too many calls are waiting for it.'));
+      const call = { id: 0, method, request, timeoutMs, requestId: requestId ?? '' };
+      this.dispatch({ resolve, reject, signal, call, deadlineAt: Date.now() + timeoutMs });
     });
+  }
+
+  /** Puts a call on a lane, or fails it UNAVAILABLE at once when no lane can take it. */
+  private dispatch(pending: Pending): void {
+    const lane = this.pick();
+    if (!lane) {
+      // Perhaps the target names other replicas by now (or its first lookup failed): look again, at most once a second.
+      if (Date.now() - this.lastRefreshAt > MAX_BACKOFF_MS) void this.refresh();
+      pending.reject(failure(GrpcStatus.UNAVAILABLE, 'No replica of the service can be reached.'));
+    }
+    else if (!lane.adopt(pending)) pending.reject(failure(GrpcStatus.UNAVAILABLE, 'The service is not keeping up: too many calls are waiting for it.'));
   }
 
   /** Calls in flight on every lane (for tests and metrics). */
@@ -92,26 +108,36 @@ export class CallStreamPool {
     for (const retry of this.retryAt.values()) clearTimeout(retry.timer);
     for (const lane of this.lanes.values()) lane.close(failure(GrpcStatus.CANCELLED, 'The client was closed.'));
     this.lanes.clear();
+    this.laneList = [];
   }
 
-  /** Round robin over open lanes; a lane still connecting only when none is open (as grpc-js waits while CONNECTING). */
+  /**
+   * Round robin over open lanes; when none is open yet, over those still
+   * connecting (a call waits for its connection, as grpc-js waits while
+   * CONNECTING), so a cold burst spreads too.
+   */
   private pick(): Lane | undefined {
-    const lanes = [...this.lanes.values()];
-    let fallback: Lane | undefined;
+    const lanes = this.laneList;
+    let fallback = -1;
     for (let i = 0; i < lanes.length; i++) {
-      const lane = lanes[(this.next + i) % lanes.length];
-      if (lane.state === 'open' && !lane.full) {
-        this.next = (this.next + i + 1) % lanes.length;
+      const at = (this.next + i) % lanes.length;
+      const lane = lanes[at];
+      if (lane.full) continue;
+      if (lane.state === 'open') {
+        this.next = at + 1;
         return lane;
       }
-      if (lane.state === 'opening' && !fallback) fallback = lane;
+      if (lane.state === 'opening' && fallback < 0) fallback = at;
     }
-    return fallback;
+    if (fallback < 0) return undefined;
+    this.next = fallback + 1;
+    return lanes[fallback];
   }
 
   /** Looks the target up again and brings the lanes in line: new addresses get a lane, vanished ones drain. */
   private refresh(): Promise<void> {
     this.resolving ??= (async () => {
+      this.lastRefreshAt = Date.now();
       try {
         this.addresses = await this.resolveAddresses();
       } catch {
@@ -135,15 +161,26 @@ export class CallStreamPool {
     const lane = new Lane(address, this.options, {
       opened: () => this.retryAt.delete(address),
       draining: () => {
-        if (this.lanes.get(address) === lane) this.lanes.delete(address);
+        this.forget(address, lane);
         void this.refresh();
       },
       failed: (everOpened) => {
-        if (this.lanes.get(address) === lane) this.lanes.delete(address);
+        this.forget(address, lane);
         this.backOff(address, everOpened);
+      },
+      // Calls that never reached a server are safe to send elsewhere (gRPC's transparent retry).
+      resend: (unsent) => {
+        for (const pending of unsent) this.dispatch(pending);
       },
     });
     this.lanes.set(address, lane);
+    this.laneList = [...this.lanes.values()];
+  }
+
+  private forget(address: string, lane: Lane): void {
+    if (this.lanes.get(address) !== lane) return;
+    this.lanes.delete(address);
+    this.laneList = [...this.lanes.values()];
   }
 
   /** A lane that failed is tried again in the background, sooner if it had been open (a restart), later each time it fails to open. */
@@ -166,6 +203,8 @@ interface LaneEvents {
   opened(): void;
   draining(): void;
   failed(everOpened: boolean): void;
+  /** Calls no server can have seen, taken off a lane whose stream ended. */
+  resend(unsent: Pending[]): void;
 }
 
 /** One stream to one replica, on a connection of its own (so a stream never outlives its connection's max age). */
@@ -178,6 +217,8 @@ class Lane {
   private cancelled: number[] = [];
   private flushScheduled = false;
   private congested = false;
+  /** This side of the stream is closed (draining, nothing left to send or wait for). */
+  private halfClosed = false;
   private nextId = 1;
   private everOpened = false;
 
@@ -211,21 +252,20 @@ class Lane {
     return this.outgoing.length >= (this.options.maxQueuedPerLane ?? 1024);
   }
 
-  send(method: string, request: Buffer, timeoutMs: number, requestId: string | undefined, waiter: Pick<Pending, 'resolve' | 'reject' | 'signal'>): boolean {
+  /** Takes a call (a new one, or one another lane could not send): false when the lane's queue is full. */
+  adopt(pending: Pending): boolean {
     if (this.full) return false;
     const id = this.nextId;
     this.nextId = this.nextId >= 0xffffffff ? 1 : this.nextId + 1;
-    const pending: Pending = {
-      ...waiter,
-      lane: this,
-      timer: setTimeout(() => this.giveUp(id, failure(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded')), timeoutMs),
-    };
-    if (waiter.signal) {
+    const timeoutMs = Math.max(1, pending.deadlineAt - Date.now());
+    pending.call = { ...pending.call, id, timeoutMs };
+    pending.timer = setTimeout(() => this.giveUp(id, failure(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded')), timeoutMs);
+    if (pending.signal) {
       pending.onAbort = () => this.giveUp(id, failure(GrpcStatus.CANCELLED, 'Cancelled on client'));
-      waiter.signal.addEventListener('abort', pending.onAbort, { once: true });
+      pending.signal.addEventListener('abort', pending.onAbort, { once: true });
     }
     this.pending.set(id, pending);
-    this.outgoing.push({ id, method, request, timeoutMs, requestId: requestId ?? '' });
+    this.outgoing.push(pending.call);
     this.schedule();
     return true;
   }
@@ -241,12 +281,12 @@ class Lane {
     this.schedule();
   }
 
+  /** Takes no new calls; sends what is queued, waits for its replies, then half-closes (and the server ends the stream). */
   drain(): void {
     if (this.state === 'closed' || this.state === 'draining') return;
     this.state = 'draining';
-    this.flush();
-    this.stream.end();
     this.events.draining();
+    this.flush();
   }
 
   close(error: StreamCallError): void {
@@ -262,14 +302,27 @@ class Lane {
     setImmediate(() => this.flush());
   }
 
-  /** Everything sent in one turn of the event loop goes as one message; a congested stream keeps it until 'drain'. */
+  /** Everything sent in one turn of the event loop goes together (in messages of at most MAX_BATCH_BYTES); a congested stream keeps it until 'drain'. */
   private flush(): void {
     this.flushScheduled = false;
-    if (this.congested || this.state === 'closed' || (this.outgoing.length === 0 && this.cancelled.length === 0)) return;
-    const batch = { calls: this.outgoing, cancelled: this.cancelled };
-    this.outgoing = [];
-    this.cancelled = [];
-    if (!this.stream.write(batch)) this.congested = true;
+    if (!this.halfClosed && !this.congested && this.state !== 'closed' && (this.outgoing.length > 0 || this.cancelled.length > 0)) {
+      let cancelled = this.cancelled;
+      const runs = this.outgoing.length > 0 ? batches(this.outgoing, (call) => call.request.length + call.method.length) : [[]];
+      this.outgoing = [];
+      this.cancelled = [];
+      for (const calls of runs) {
+        if (!this.stream.write({ calls, cancelled })) this.congested = true;
+        cancelled = [];
+      }
+    }
+    this.endIfDone();
+  }
+
+  /** A draining lane half-closes once nothing of it is in flight or waiting to be sent (cancellations included). */
+  private endIfDone(): void {
+    if (this.state !== 'draining' || this.halfClosed || this.congested || this.pending.size > 0 || this.outgoing.length > 0 || this.cancelled.length > 0) return;
+    this.halfClosed = true;
+    this.stream.end();
   }
 
   private receive(batch: transport.CallsResponse): void {
@@ -279,11 +332,12 @@ class Lane {
       if (reply.code === GrpcStatus.OK) pending.resolve(reply.response);
       else {
         const metadata = new Metadata();
-        for (const { key, value } of reply.trailers) metadata.add(key, value);
+        for (const { key, value } of reply.trailers) metadata.add(key, key.endsWith('-bin') ? Buffer.from(value, 'base64') : value);
         pending.reject({ code: reply.code, details: reply.details, metadata });
       }
     }
     if (batch.draining) this.drain();
+    else this.endIfDone();
   }
 
   private settle(id: number): Pending | undefined {
@@ -295,14 +349,27 @@ class Lane {
     return pending;
   }
 
-  /** The stream ended: whatever is still in flight on it fails as its connection did (UNAVAILABLE when the replica vanished). */
+  /**
+   * The stream ended. Calls still queued here, or all of them when the stream
+   * never opened, reached no server: they go back to the pool. The rest fail
+   * as their connection did (UNAVAILABLE when the replica vanished).
+   */
   private ended(status: StatusObject): void {
     const wasDraining = this.state === 'draining';
-    const code = status.code === GrpcStatus.OK || status.code === GrpcStatus.CANCELLED ? GrpcStatus.UNAVAILABLE : status.code;
-    this.failAll(failure(code, status.details || 'The stream to the service ended.'));
     this.state = 'closed';
     this.client.close();
+    const queued = new Set(this.outgoing.map((call) => call.id));
+    const unsent: Pending[] = [];
+    for (const id of [...this.pending.keys()]) {
+      if (this.everOpened && !queued.has(id)) continue;
+      const pending = this.settle(id)!;
+      delete pending.timer;
+      unsent.push(pending);
+    }
+    const code = status.code === GrpcStatus.OK || status.code === GrpcStatus.CANCELLED ? GrpcStatus.UNAVAILABLE : status.code;
+    this.failAll(failure(code, status.details || 'The stream to the service ended.'));
     if (!wasDraining) this.events.failed(this.everOpened);
+    this.events.resend(unsent);
   }
 
   private failAll(error: StreamCallError): void {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Metadata, type sendUnaryData, type ServerDuplexStream, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { transport } from '@sandbox/contracts';
+import { batches } from './call-stream-batches';
 import { GrpcStatus } from './errors';
 import { REQUEST_ID_KEY } from './grpc-server';
 import type { Logger } from './logger';
@@ -105,15 +106,26 @@ export class CallStreamServer {
   }
 }
 
-/** One caller's stream: its calls in flight, the replies waiting for the next flush, and its drain. */
+/**
+ * One caller's stream: its calls in flight (at most maxInFlightPerStream; the
+ * rest of what was read waits here, and the stream is not read further until
+ * calls end, so HTTP/2 flow control holds the caller back), the replies
+ * waiting for the next flush, and its drain.
+ */
 class StreamState {
   readonly calls = new Map<number, StreamedCall>();
+  /** Calls read but not started, because maxInFlightPerStream are running. */
+  private backlog: transport.Call[] = [];
+  private pumping = false;
   private replies: transport.Reply[] = [];
   private flushScheduled = false;
   private draining = false;
+  /** The caller half-closed: nothing more will come, so the stream may end once its calls are answered. */
+  private callerDone = false;
   private ended = false;
   private paused = false;
   private readonly ageTimer: NodeJS.Timeout;
+  private drainTimer?: NodeJS.Timeout;
   private readonly peer: string;
 
   constructor(
@@ -131,6 +143,7 @@ class StreamState {
     stream.on('data', (batch: transport.CallsRequest) => this.receive(batch));
     // The caller half-closed (it drains this stream): answer what is in flight, then end.
     stream.on('end', () => {
+      this.callerDone = true;
       this.draining = true;
       this.endIfIdle();
     });
@@ -138,20 +151,52 @@ class StreamState {
     stream.on('error', () => this.finish());
   }
 
+  /**
+   * Asks the caller to send new calls elsewhere. Calls it sent before it read
+   * this are still on their way, so the stream ends only once the caller
+   * half-closes (it does when nothing of its own is in flight), or after
+   * DRAIN_WAIT_MS for a caller that never does.
+   */
   drain(): void {
     if (this.draining || this.ended) return;
     this.draining = true;
     clearTimeout(this.ageTimer);
     this.stream.write({ replies: [], draining: true });
-    this.endIfIdle();
+    this.drainTimer = setTimeout(() => {
+      this.callerDone = true;
+      this.endIfIdle();
+    }, DRAIN_WAIT_MS);
+    this.drainTimer.unref();
   }
 
   private receive(batch: transport.CallsRequest): void {
-    for (const id of batch.cancelled) this.calls.get(id)?.cancel();
-    for (const call of batch.calls) this.start(call);
-    if (!this.paused && this.calls.size >= this.options.maxInFlightPerStream) {
-      this.paused = true;
-      this.stream.pause();
+    for (const id of batch.cancelled) this.cancel(id);
+    for (const call of batch.calls) this.backlog.push(call);
+    this.pump();
+  }
+
+  private cancel(id: number): void {
+    const running = this.calls.get(id);
+    if (running) return running.cancel();
+    const waiting = this.backlog.findIndex((call) => call.id === id);
+    if (waiting >= 0) this.backlog.splice(waiting, 1);
+  }
+
+  /** Starts waiting calls while fewer than the bound run; reads on only when none waits. */
+  private pump(): void {
+    // A call refused at once replies synchronously, which pumps again: the outer loop carries on instead.
+    if (this.pumping) return;
+    this.pumping = true;
+    const { maxInFlightPerStream } = this.options;
+    let started = 0;
+    while (this.calls.size < maxInFlightPerStream && started < this.backlog.length) this.start(this.backlog[started++]);
+    if (started > 0) this.backlog = started === this.backlog.length ? [] : this.backlog.slice(started);
+    this.pumping = false;
+    const shouldPause = this.backlog.length > 0;
+    if (shouldPause !== this.paused) {
+      this.paused = shouldPause;
+      if (shouldPause) this.stream.pause();
+      else this.stream.resume();
     }
   }
 
@@ -202,7 +247,6 @@ class StreamState {
     call.cancel();
     this.calls.delete(id);
     this.afterCallEnded();
-    this.endIfIdle();
   }
 
   private reply(reply: transport.Reply): void {
@@ -215,49 +259,50 @@ class StreamState {
   }
 
   private afterCallEnded(): void {
-    if (this.paused && this.calls.size < this.options.maxInFlightPerStream / 2) {
-      this.paused = false;
-      this.stream.resume();
-    }
+    if (this.backlog.length > 0) this.pump();
+    else this.endIfIdle();
   }
 
-  /** Every reply made in one turn of the event loop goes out as one message. */
+  /** Every reply made in one turn of the event loop goes out together (in messages of at most MAX_BATCH_BYTES). */
   private flush(): void {
     this.flushScheduled = false;
     if (this.ended || this.replies.length === 0) return;
     const replies = this.replies;
     this.replies = [];
-    this.stream.write({ replies, draining: false });
+    for (const batch of batches(replies, (reply) => reply.response.length + reply.details.length)) this.stream.write({ replies: batch, draining: false });
     this.endIfIdle();
   }
 
   private endIfIdle(): void {
-    if (this.draining && !this.ended && this.calls.size === 0 && this.replies.length === 0) {
-      this.ended = true;
-      this.stream.end();
-      this.forget();
-    }
+    if (!this.draining || !this.callerDone || this.ended || this.calls.size > 0 || this.backlog.length > 0 || this.replies.length > 0) return;
+    clearTimeout(this.drainTimer);
+    this.ended = true;
+    this.stream.end();
+    this.forget();
   }
 
   /** The caller closed or vanished: its calls are cancelled, as a unary call's would be. */
   private finish(): void {
     clearTimeout(this.ageTimer);
+    clearTimeout(this.drainTimer);
     for (const call of this.calls.values()) call.cancel();
     this.calls.clear();
+    this.backlog = [];
     this.ended = true;
     this.forget();
   }
 }
 
+/** How long a draining stream waits for its caller to half-close before it ends once idle anyway. */
+const DRAIN_WAIT_MS = 10_000;
 const EMPTY = Buffer.alloc(0);
 
-/** The metadata a refusal carries (error-code, retry-after, www-authenticate), as string pairs. */
+/** The metadata a refusal carries (error-code, retry-after, www-authenticate-bin), as pairs: binary values in base64, as on the wire. */
 function trailersOf(metadata: Metadata | undefined): transport.Trailer[] {
   if (!metadata) return [];
   const trailers: transport.Trailer[] = [];
   for (const [key, values] of Object.entries(metadata.toJSON())) {
-    if (key.endsWith('-bin')) continue; // none of ours are binary
-    for (const value of values) trailers.push({ key, value: String(value) });
+    for (const value of values) trailers.push({ key, value: Buffer.isBuffer(value) ? value.toString('base64') : value });
   }
   return trailers;
 }

@@ -6,8 +6,13 @@ export { GrpcStatus };
 export const ERROR_CODE_KEY = 'error-code';
 /** Trailer that carries how many seconds a caller should wait before trying again (HTTP Retry-After). */
 export const RETRY_AFTER_KEY = 'retry-after';
-/** Trailer that carries the challenge a refusal sends (HTTP WWW-Authenticate), e.g. a Digest nonce. */
-export const CHALLENGE_KEY = 'www-authenticate';
+/**
+ * Trailer that carries the challenges a refusal sends (HTTP WWW-Authenticate),
+ * one value each. Binary (-bin), so each value is base64 on the wire: HTTP/2
+ * joins repeated trailers with ", ", which challenges contain, and grpc-js
+ * splits only binary values apart again.
+ */
+export const CHALLENGE_KEY = 'www-authenticate-bin';
 
 /**
  * The one error type domain code throws. `status` is what the caller gets over
@@ -59,7 +64,7 @@ export function toServiceError(error: AppError): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(ERROR_CODE_KEY, error.code);
   if (error.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfterSeconds));
-  for (const challenge of typeof error.challenge === 'string' ? [error.challenge] : (error.challenge ?? [])) metadata.add(CHALLENGE_KEY, challenge);
+  for (const challenge of typeof error.challenge === 'string' ? [error.challenge] : (error.challenge ?? [])) metadata.add(CHALLENGE_KEY, Buffer.from(challenge, 'utf8'));
   return { code: error.status, details: error.message, metadata };
 }
 
@@ -70,7 +75,7 @@ export function fromServiceError(error: ServiceError, peer: string): AppError {
     const appError = new AppError(error.code, code, error.details);
     const retryAfter = Number(error.metadata.get(RETRY_AFTER_KEY)[0]);
     if (Number.isInteger(retryAfter) && retryAfter > 0) appError.retryAfter(retryAfter);
-    const challenges = error.metadata.get(CHALLENGE_KEY).map(String);
+    const challenges = error.metadata.get(CHALLENGE_KEY).map((value) => (Buffer.isBuffer(value) ? value.toString('utf8') : value));
     if (challenges.length) appError.withChallenge(challenges.length === 1 ? challenges[0] : challenges);
     return appError;
   }
