@@ -7,30 +7,20 @@
 //
 //   npm run build && node bench/echo.mjs [--rounds 3] [--duration 8] [--connections 16]
 import { fork } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ROOT, freePort, median, numberArg, startSandbox } from './lib.mjs';
+import { ROOT, cpuSeconds, freePort, median, numberArg, startSandbox } from './lib.mjs';
 
 const rounds = numberArg('rounds', 3);
 const duration = numberArg('duration', 8);
 const connections = numberArg('connections', 16);
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-
-/** CPU seconds a process has used (user + system). */
-const cpuSeconds = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-};
-
 const sandbox = await startSandbox();
 try {
   const port = await freePort();
   const bare = fork(join(ROOT, 'bench/bare-echo.cjs'), { env: { PORT: String(port) } });
   await new Promise((resolve) => bare.once('message', resolve));
-  const pids = Object.fromEntries(
-    [...readFileSync(sandbox.logFile, 'utf8').match(/Training Sandbox is ready at .*/)[0].matchAll(/(\w+)=(\d+)/g)].map((m) => [m[1], Number(m[2])]),
-  );
+  const pids = sandbox.processes();
 
   const measure = async (url, processes) => {
     const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)]));

@@ -42,12 +42,15 @@ export async function startSandbox(extraEnv = {}) {
     out = readFileSync(logFile, 'utf8');
   }
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+  /** The launcher's children by name (identity, oauth, data, playground, gateway), from its ready line. */
+  const processes = () => Object.fromEntries([...out.match(/Training Sandbox is ready at .*/)[0].matchAll(/(\w+)=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
   return {
     logFile,
     env,
     baseUrl: `http://127.0.0.1:${ports.PORT}`,
     readyMs,
-    pids: () => [...out.match(/Training Sandbox is ready at .*/)[0].matchAll(/(\w+)=(\d+)/g)].map((m) => Number(m[2])),
+    processes,
+    pids: () => Object.values(processes()),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', resolve);
@@ -62,6 +65,20 @@ export async function load(url, { headers = {}, connections = 16, duration = 8 }
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytes: result.throughput.average };
 }
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU seconds a process has used (user + system), from /proc. */
+export const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+};
+
+/** Resident memory of a process in MiB, from /proc. */
+export const rssMiB = (pid) => {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line.split(/\s+/)[1]) / 1024;
+};
 
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -3,16 +3,10 @@
 // holds once ready. Target: under 5 s. Quotes the median of several starts.
 //
 //   npm run build && node bench/startup.mjs [--runs 5]
-import { readFileSync } from 'node:fs';
-import { median, startSandbox } from './lib.mjs';
+import { median, rssMiB, startSandbox } from './lib.mjs';
 
 const i = process.argv.indexOf('--runs');
 const runs = i > 0 ? Number(process.argv[i + 1]) : 5;
-
-const rssMiB = (pid) => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-  return Number(line.split(/\s+/)[1]) / 1024;
-};
 
 const times = [];
 let memory;

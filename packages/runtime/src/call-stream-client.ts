@@ -91,8 +91,7 @@ export class CallStreamPool {
       // Perhaps the target names other replicas by now (or its first lookup failed): look again, at most once a second.
       if (Date.now() - this.lastRefreshAt > MAX_BACKOFF_MS) void this.refresh();
       pending.reject(failure(GrpcStatus.UNAVAILABLE, 'No replica of the service can be reached.'));
-    }
-    else if (!lane.adopt(pending)) pending.reject(failure(GrpcStatus.UNAVAILABLE, 'The service is not keeping up: too many calls are waiting for it.'));
+    } else if (!lane.adopt(pending)) pending.reject(failure(GrpcStatus.UNAVAILABLE, 'The service is not keeping up: too many calls are waiting for it.'));
   }
 
   /** Calls in flight on every lane (for tests and metrics). */

@@ -1,0 +1,299 @@
+// Benchmark for the cheap-hop issue: four routes through the gateway, with
+// the gateway's calls to the services carried over long-lived gRPC streams
+// (GRPC_TRANSPORT=stream, the default) and as plain unary gRPC calls
+// (GRPC_TRANSPORT=unary, the "before"), beside one bare node:http process
+// answering each route's bytes (the baseline), in one run, rounds
+// interleaved, medians quoted, with the CPU each process spent per request
+// (user + system, from /proc).
+//
+//   npm run build && node bench/hop.mjs [--rounds 3] [--duration 5] [--connections 16]
+//
+// Routes: GET /playground/echo?x=1; the uncached data page (page 1 of
+// stocks/candles, DATA_PAGE_CACHE_MB=0, x-api-key); POST /oauth/token (client
+// credentials, Basic); GET /playground/auth/hmac (a fresh signature per
+// request). Targets, per route: stream >= 0.25x bare requests/s, and p99 with
+// stream no worse than with unary. The token route's target is bounded by
+// RSA-2048 signing, which no transport removes: a "signing" baseline (bare
+// node:http signing an RS256 token of the same claims per request) shows by
+// how much. Likewise the data page's by rendering it (JSON of 50 rows and its
+// ETag): a "rendering" baseline (bare node:http calling the data service's
+// renderPage per request) shows that ceiling.
+import { createHmac } from 'node:crypto';
+import { fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { ROOT, cpuSeconds, freePort, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
+
+const rounds = numberArg('rounds', 3);
+const duration = numberArg('duration', 5);
+const connections = numberArg('connections', 16);
+/** An unrecorded first round: the JIT of every process needs it. */
+const WARMUP_SECONDS = 2;
+const TARGET_VS_BARE = 0.25;
+
+const HMAC_PATH = '/playground/auth/hmac';
+/** The server accepts x-timestamp within 300 s of its clock; 20 s stay as margin. */
+const HMAC_SKEW_SECONDS = 280;
+/** More HMAC requests per second than either transport reaches here: sizes the apps, so signatures never run out. */
+const HMAC_MAX_RPS = 15_000;
+/** LIMITS.appsPerOwnerMax in services/identity/src/domain/limits.ts. */
+const APPS_PER_USER = 100;
+const TOKEN_BODY = 'grant_type=client_credentials&scope=hr%3Aread';
+const SIGNING_PATH = '/signing/oauth/token';
+const RENDERING_PATH = '/rendering/data-page';
+
+/**
+ * One (app, timestamp) signature is accepted once, within ±300 s of server time.
+ * Each app's timestamps walk up from 280 s ago, one per request, apps taken
+ * round robin; an app whose next timestamp is 280 s ahead waits for the clock.
+ * So n apps give 561·n signatures at once and n more every second. When every
+ * app is used up, sign() notes it in `exhausted` and returns no headers (the
+ * request is refused and the measurement throws): an exception inside
+ * autocannon's setupRequest would kill this process and orphan the sandboxes.
+ */
+function hmacSigner(apps) {
+  const next = apps.map(() => 0);
+  let turn = 0;
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const signer = { exhausted: false };
+  signer.sign = () => {
+    const now = nowSeconds();
+    for (let tried = 0; tried < apps.length; tried++) {
+      const i = turn++ % apps.length;
+      const timestamp = Math.max(next[i], now - HMAC_SKEW_SECONDS);
+      if (timestamp > now + HMAC_SKEW_SECONDS) continue;
+      next[i] = timestamp + 1;
+      const signature = createHmac('sha256', apps[i].apiKey).update(`${timestamp}.GET.${HMAC_PATH}`).digest('hex');
+      return { 'x-app-id': apps[i].appId, 'x-timestamp': String(timestamp), 'x-signature': signature };
+    }
+    signer.exhausted = true;
+    return {};
+  };
+  /** Signatures left now, across the apps. */
+  signer.capacity = () => {
+    const now = nowSeconds();
+    return next.reduce((sum, n) => sum + Math.max(0, now + HMAC_SKEW_SECONDS - Math.max(n, now - HMAC_SKEW_SECONDS) + 1), 0);
+  };
+  return signer;
+}
+
+/** A JSON API call during setup; any non-2xx throws. */
+async function call(baseUrl, method, path, { body, token } = {}) {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** `count` apps (every pack scope, the default), owned by as many users as the per-user cap needs. */
+async function createApps(baseUrl, count) {
+  const apps = [];
+  for (let user = 0; apps.length < count; user++) {
+    const { token } = await call(baseUrl, 'POST', '/api/auth/register', { body: { email: `hop-${user}-${Date.now()}@example.org`, password: 'bench-password-1' } });
+    while (apps.length < count && apps.length < (user + 1) * APPS_PER_USER) apps.push(await call(baseUrl, 'POST', '/api/apps', { token, body: { name: `hop ${apps.length}` } }));
+  }
+  if (!apps[0].scopes.includes('hr:read')) throw new Error(`apps are created without hr:read (scopes ${apps[0].scopes}); the token request asks for it`);
+  return apps;
+}
+
+/** The four routes' requests in one sandbox, as autocannon request objects (path, method, headers, body, setupRequest). */
+async function sandboxRoutes(sandbox, appCount) {
+  const apps = await createApps(sandbox.baseUrl, appCount);
+  const [app] = apps;
+  const signer = hmacSigner(apps);
+  const routes = {
+    echo: { path: '/playground/echo?x=1' },
+    data: { path: '/playground/data/stocks/candles?page=1&page_size=50', headers: { 'x-api-key': app.apiKey } },
+    token: {
+      path: '/oauth/token',
+      method: 'POST',
+      headers: { Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: TOKEN_BODY,
+    },
+    hmac: { path: HMAC_PATH, setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...signer.sign() } }) },
+  };
+  return { sandbox, routes, signer };
+}
+
+/**
+ * Runs autocannon with one request (its setupRequest, if any, called per
+ * request) and returns rps, latency and each process's CPU per request. Any
+ * non-2xx or error throws, with the first such answer or error.
+ */
+async function measure(url, request, processes, seconds = duration) {
+  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  let firstProblem;
+  const onResponse = (status, body) => {
+    if ((status < 200 || status >= 300) && !firstProblem) firstProblem = `${status} ${body.slice(0, 500)}`;
+  };
+  const run = autocannon({ url, connections, duration: seconds, pipelining: 1, requests: [{ method: 'GET', ...request, onResponse }] });
+  run.on('reqError', (error) => (firstProblem ??= error.message));
+  const result = await run;
+  const label = `${request.method ?? 'GET'} ${url}${request.path}`;
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx and ${result.errors} errors; first: ${firstProblem}`);
+  const cpu = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, ((cpuSeconds(pid) - before[name]) * 1e6) / result.requests.total]));
+  cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpu };
+}
+
+/** One answer, exactly as autocannon receives it: status, body and (lower-cased) headers. */
+async function capture(url, request) {
+  let answer;
+  await autocannon({ url, connections: 1, amount: 1, requests: [{ method: 'GET', ...request, onResponse: (status, body, _context, headers) => (answer ??= { status, body, headers }) }] });
+  if (!answer || answer.status !== 200) throw new Error(`${request.method ?? 'GET'} ${request.path}: ${answer?.status} ${answer?.body}`);
+  const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const body = Buffer.from(answer.body);
+  if (Number(headers['content-length']) !== body.length) throw new Error(`${request.path}: captured ${body.length} bytes, content-length ${headers['content-length']}`);
+  return { headers, body };
+}
+
+/**
+ * The bare baseline process, answering each route's captured bytes and
+ * content type (like bench/bare-echo.cjs: the gateway's other headers, e.g.
+ * its security headers, are part of the work it is measured on), and the
+ * signing route.
+ */
+async function startBare(answers) {
+  const port = await freePort();
+  const child = fork(join(ROOT, 'bench/bare-routes.mjs'), { stdio: 'inherit' });
+  const headersOf = (answer) => ({ 'content-type': answer.headers['content-type'] });
+  const routes = Object.fromEntries(Object.values(answers).map(({ path, answer }) => [path, { headers: headersOf(answer), bodyBase64: answer.body.toString('base64') }]));
+  const token = answers.token.answer;
+  const [pack, entity] = answers.data.path.split('/').slice(-2);
+  const page = JSON.parse(answers.data.answer.body.toString());
+  const rendering = {
+    path: RENDERING_PATH,
+    headers: headersOf(answers.data.answer),
+    // What the gateway sends data on a miss: the same page, for an app holding the pack's scope.
+    request: { pack, entity, rawQuery: answers.data.query, grantedScopes: [`${pack}:read`], rootUrl: page.nextLink.split(`/${pack}/`)[0] },
+  };
+  child.send({ port, routes, rendering, signing: { path: SIGNING_PATH, headers: headersOf(token), response: JSON.parse(token.body.toString()) } });
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`bench/bare-routes.mjs exited (${code}) before listening`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+const summarise = (list) => ({
+  rps: median(list.map((r) => r.rps)),
+  p50: median(list.map((r) => r.p50)),
+  p99: median(list.map((r) => r.p99)),
+  cpuMicrosPerRequest: Object.fromEntries(Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))])),
+});
+const memoryMiB = (pids) => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(rssMiB(pid))]));
+
+// Enough apps that the HMAC route never runs out of signatures at HMAC_MAX_RPS, ignoring the ones the clock frees (whole users' worth).
+const hmacSeconds = WARMUP_SECONDS + rounds * duration;
+const appsPerSandbox = Math.ceil((hmacSeconds * HMAC_MAX_RPS) / (2 * HMAC_SKEW_SECONDS + 1) / APPS_PER_USER) * APPS_PER_USER;
+
+const sandboxEnv = (transport) => ({ DATA_PAGE_CACHE_MB: '0', GRPC_TRANSPORT: transport });
+const stream = await startSandbox(sandboxEnv('stream'));
+let unary;
+let bare;
+try {
+  unary = await startSandbox(sandboxEnv('unary'));
+  const [streamSystem, unarySystem] = await Promise.all([stream, unary].map((sandbox) => sandboxRoutes(sandbox, appsPerSandbox)));
+  const systems = { stream: streamSystem, unary: unarySystem };
+  const routeNames = Object.keys(systems.stream.routes);
+
+  // The baseline answers what the gateway answered (with the stream transport) to the same request.
+  const answers = {};
+  for (const name of routeNames) {
+    const request = systems.stream.routes[name];
+    answers[name] = { path: request.path.split('?')[0], query: request.path.split('?')[1] ?? '', answer: await capture(stream.baseUrl, request) };
+  }
+  bare = await startBare(answers);
+  const bareProcess = { bare: bare.child.pid };
+
+  // Every sandbox process is reported for every route: which services a route calls is the code's business, not the benchmark's.
+  const measureSandbox = async ({ sandbox, routes, signer }, name, seconds) => {
+    const addApps = 'add apps (HMAC_MAX_RPS in bench/hop.mjs)';
+    if (name === 'hmac' && signer.capacity() < seconds * HMAC_MAX_RPS) throw new Error(`only ${signer.capacity()} HMAC signatures left for up to ${seconds * HMAC_MAX_RPS} requests: ${addApps}`);
+    try {
+      return await measure(sandbox.baseUrl, routes[name], sandbox.processes(), seconds);
+    } catch (error) {
+      throw signer.exhausted ? new Error(`every app used every HMAC timestamp of the window: ${addApps}`, { cause: error }) : error;
+    }
+  };
+  /** Every target of a route: bare (the same request; for HMAC the headers of one signed request, unchecked), stream, unary, and signing for the token. */
+  const targetsOf = (name) => {
+    const { setupRequest, ...request } = systems.stream.routes[name];
+    const bareRequest = setupRequest ? { ...request, headers: { ...request.headers, ...systems.stream.signer.sign() } } : request;
+    return {
+      bare: (seconds) => measure(bare.url, bareRequest, bareProcess, seconds),
+      stream: (seconds) => measureSandbox(systems.stream, name, seconds),
+      unary: (seconds) => measureSandbox(systems.unary, name, seconds),
+      ...(name === 'token' ? { signing: (seconds) => measure(bare.url, { ...request, path: SIGNING_PATH }, bareProcess, seconds) } : {}),
+      ...(name === 'data' ? { rendering: (seconds) => measure(bare.url, { ...request, path: RENDERING_PATH }, bareProcess, seconds) } : {}),
+    };
+  };
+  const plan = Object.fromEntries(routeNames.map((name) => [name, targetsOf(name)]));
+
+  const runRound = async (seconds) => {
+    const results = {};
+    for (const [name, targets] of Object.entries(plan)) {
+      results[name] = {};
+      for (const [target, run] of Object.entries(targets)) results[name][target] = await run(seconds);
+    }
+    return results;
+  };
+
+  await runRound(WARMUP_SECONDS);
+  const runs = Object.fromEntries(routeNames.map((name) => [name, {}]));
+  for (let round = 1; round <= rounds; round++) {
+    const results = await runRound(duration);
+    for (const [name, byTarget] of Object.entries(results)) for (const [target, result] of Object.entries(byTarget)) (runs[name][target] ??= []).push(result);
+    const line = Object.entries(results).map(([name, byTarget]) => `${name} ${Object.entries(byTarget).map(([t, r]) => `${t} ${r.rps.toFixed(0)}`).join(' ')}`);
+    console.error(`round ${round}/${rounds} (rps): ${line.join('; ')}`);
+  }
+
+  const medians = Object.fromEntries(Object.entries(runs).map(([name, byTarget]) => [name, Object.fromEntries(Object.entries(byTarget).map(([t, list]) => [t, summarise(list)]))]));
+  const ratios = {};
+  const targetsSet = {};
+  const pass = {};
+  for (const [name, m] of Object.entries(medians)) {
+    ratios[`${name}StreamVsBare`] = m.stream.rps / m.bare.rps;
+    ratios[`${name}UnaryVsBare`] = m.unary.rps / m.bare.rps;
+    ratios[`${name}StreamVsUnary`] = m.stream.rps / m.unary.rps;
+    ratios[`${name}P99StreamVsUnary`] = m.stream.p99 / m.unary.p99;
+    targetsSet[`${name}StreamVsBare`] = `>= ${TARGET_VS_BARE}`;
+    targetsSet[`${name}P99`] = 'stream <= unary';
+    pass[name] = m.stream.rps / m.bare.rps >= TARGET_VS_BARE && m.stream.p99 <= m.unary.p99;
+  }
+  // Information only: how far RSA signing alone keeps the token route from the bare baseline.
+  ratios.tokenSigningVsBare = medians.token.signing.rps / medians.token.bare.rps;
+  ratios.tokenStreamVsSigning = medians.token.stream.rps / medians.token.signing.rps;
+  // ...and rendering alone keeps the data page.
+  ratios.dataRenderingVsBare = medians.data.rendering.rps / medians.data.bare.rps;
+  ratios.dataStreamVsRendering = medians.data.stream.rps / medians.data.rendering.rps;
+  pass.overall = Object.values(pass).every(Boolean);
+
+  const report = {
+    when: new Date().toISOString(),
+    machine: { cores: cpus().length, node: process.version },
+    rounds,
+    duration,
+    connections,
+    warmupSeconds: WARMUP_SECONDS,
+    appsPerSandbox,
+    routes: Object.fromEntries(routeNames.map((name) => [name, `${systems.stream.routes[name].method ?? 'GET'} ${systems.stream.routes[name].path}`])),
+    bodyBytes: Object.fromEntries(routeNames.map((name) => [name, answers[name].answer.body.length])),
+    medians,
+    ratios,
+    targets: targetsSet,
+    pass,
+    memoryMiBAtEnd: { bare: memoryMiB(bareProcess), stream: memoryMiB(stream.processes()), unary: memoryMiB(unary.processes()) },
+  };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, `bench/results/hop-${report.when.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
+  console.log(JSON.stringify(report, null, 2));
+} finally {
+  bare?.child.kill();
+  await Promise.all([stream.stop(), unary?.stop()]);
+}
