@@ -26,14 +26,21 @@ interface Outcome {
 describe('a service replica killed under load', () => {
   let system: RunningSystem;
   let second: ChildProcess;
+  /** Each replica's metrics, to see that both answer the gateway before one is killed. */
+  let echoesServed: () => Promise<[number, number]>;
 
   beforeAll(async () => {
-    const [first, other] = [await freePort(), await freePort()];
-    system = await startSystem({ PLAYGROUND_GRPC_PORT: String(first), PLAYGROUND_GRPC_ADDR: `ipv4:127.0.0.1:${first},127.0.0.1:${other}` });
+    const [first, other, otherMetrics] = [await freePort(), await freePort(), await freePort()];
+    system = await startSystem({ PLAYGROUND_GRPC_PORT: String(first), PLAYGROUND_GRPC_ADDR: `ipv4:127.0.0.1:${first},127.0.0.1:${other}` }, { metrics: true });
     second = spawn(process.execPath, [join(ROOT, 'services/playground/dist/main.js')], {
-      env: { ...system.env, PLAYGROUND_GRPC_PORT: String(other) },
+      env: { ...system.env, PLAYGROUND_GRPC_PORT: String(other), PLAYGROUND_METRICS_PORT: String(otherMetrics) },
       stdio: 'ignore',
     });
+    const served = async (url: string) => {
+      const text = (await rawRequest(url)).body;
+      return [...text.matchAll(/^sandbox_grpc_server_calls_total\{[^}]*method="Echo"[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    echoesServed = async () => [await served(system.metricsUrls!.playground), await served(`http://127.0.0.1:${otherMetrics}/metrics`)];
     const probe = promiseClient(health.HealthClient, health.HealthService, `127.0.0.1:${other}`, 'playground', 1000);
     try {
       await eventually(
@@ -64,8 +71,17 @@ describe('a service replica killed under load', () => {
   };
 
   it('fails only the dead replica’s calls in flight, each 503 at once; the survivor takes the rest', async () => {
-    // Both replicas serve before the load starts (each answered at least once).
-    for (let i = 0; i < 20; i++) expect((await request('/playground/echo?warm=1')).status).toBe(200);
+    // Both replicas answer the gateway before the load starts: the gateway
+    // finds the second one when its connection attempts (backing off up to
+    // 1 s) reach it, so warm up until each has served echoes.
+    await eventually(
+      async () => {
+        expect((await request('/playground/echo?warm=1')).status).toBe(200);
+        return echoesServed();
+      },
+      ([a, b]) => a > 0 && b > 0,
+      20_000,
+    );
 
     // Twenty slow calls spread over the two replicas, in flight when one dies.
     const DELAY_MS = 4000;
