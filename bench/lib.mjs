@@ -43,7 +43,7 @@ export async function startSandbox(extraEnv = {}) {
   }
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
   /** The launcher's children by name (identity, oauth, data, playground, gateway), from its ready line. */
-  const processes = () => Object.fromEntries([...out.match(/Training Sandbox is ready at .*/)[0].matchAll(/(\w+)=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+  const processes = () => Object.fromEntries([...out.match(/Training Sandbox is ready at .*/)[0].matchAll(/([\w#]+)=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
   return {
     logFile,
     env,

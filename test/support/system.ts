@@ -30,8 +30,8 @@ export interface RunningSystem {
   env: NodeJS.ProcessEnv;
   /** Output of every process so far (JSON log lines), for assertions about logs. */
   output(): string;
-  /** The process id of each service as the launcher started it. */
-  pids: Readonly<Record<ServiceName, number>>;
+  /** The process id of each service as the launcher started it; with REPLICAS, also `data#2` and so on. */
+  pids: Readonly<Record<ServiceName, number>> & Readonly<Record<string, number>>;
   /** SIGTERM one service process and wait for it to exit. */
   stopService(name: ServiceName): Promise<void>;
   /** Start one service again, alone, with the system's environment (as `npm run start:<name>` would). */
@@ -100,7 +100,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, options: num
       fail(new Error(`launcher exited with ${code} before ready:\n${output.slice(-4000)}`));
     });
   });
-  const pids = Object.fromEntries([...ready.matchAll(/(\w+)=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+  const pids = Object.fromEntries([...ready.matchAll(/([\w#]+)=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
 
   const waitExit = (pid: number) =>
     new Promise<void>((resolve) => {
@@ -122,7 +122,7 @@ export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, options: num
       : undefined,
     env,
     output: () => output,
-    pids: pids as Record<ServiceName, number>,
+    pids: pids as Record<ServiceName, number> & Record<string, number>,
     async stopService(name) {
       const child = extra.get(name);
       if (child?.pid) {

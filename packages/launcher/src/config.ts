@@ -1,22 +1,38 @@
 import { z } from 'zod';
-import { allPeerVariables, env, loadConfig, peerAddresses } from '@sandbox/runtime';
+import { allPeerVariables, env, grpcPortVariable, loadConfig, peerAddresses, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
+import { PROCESS_NAMES, replicasVariable, type ProcessName } from './replicas';
+
+const replicaCount = () => z.coerce.number().int().min(1, 'must be 1 to 8').max(8, 'must be 1 to 8');
 
 /**
  * The launcher reads the same variables as the services (it passes the whole
- * environment on to them unchanged) plus its own readiness deadline.
+ * environment on to them) plus its own: the readiness deadline, and how many
+ * processes of each to run (REPLICAS, or `<NAME>_REPLICAS` for one of them).
  */
 const schema = z
   .object({
     PORT: env.port(8080),
+    HOST: env.host('0.0.0.0'),
     TLS_CERT_FILE: z.string().optional(),
     STARTUP_TIMEOUT_MS: env.milliseconds(30_000),
+    REPLICAS: replicaCount().default(1),
+    ...Object.fromEntries(PROCESS_NAMES.map((name) => [replicasVariable(name), replicaCount().optional()])),
+    ...Object.fromEntries(SERVICE_NAMES.map((name) => [`${name.toUpperCase()}_GRPC_HOST`, env.host('127.0.0.1')])),
     ...allPeerVariables(),
   })
-  .transform((v) => ({
-    gatewayUrl: `${v.TLS_CERT_FILE ? 'https' : 'http'}://127.0.0.1:${v.PORT}`,
-    startupTimeoutMs: v.STARTUP_TIMEOUT_MS,
-    peers: peerAddresses(v),
-  }));
+  .transform((v) => {
+    const vars = v as Record<string, unknown>;
+    return {
+      scheme: v.TLS_CERT_FILE ? 'https' : 'http',
+      gatewayPort: v.PORT,
+      gatewayHost: v.HOST,
+      startupTimeoutMs: v.STARTUP_TIMEOUT_MS,
+      replicas: Object.fromEntries(PROCESS_NAMES.map((name) => [name, (vars[replicasVariable(name)] as number | undefined) ?? v.REPLICAS])) as Record<ProcessName, number>,
+      grpcPorts: Object.fromEntries(SERVICE_NAMES.map((name) => [name, vars[grpcPortVariable(name)] as number])) as Record<ServiceName, number>,
+      grpcHosts: Object.fromEntries(SERVICE_NAMES.map((name) => [name, vars[`${name.toUpperCase()}_GRPC_HOST`] as string])) as Record<ServiceName, string>,
+      peers: peerAddresses(v),
+    };
+  });
 
 export type LauncherConfig = z.output<typeof schema>;
 export const loadLauncherConfig = (source: NodeJS.ProcessEnv = process.env): LauncherConfig => loadConfig(schema, source);
