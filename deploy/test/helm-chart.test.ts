@@ -191,9 +191,9 @@ describe.each([
     }
   });
 
-  it('when rendered, then the gateway is ready on /health/ready and alive on /health', () => {
+  it('when rendered, then the gateway is ready on /health/serving (not /health/ready: one backend down must not empty the Service) and alive on /health', () => {
     const c = containerOf(manifests, 'gateway');
-    expect(c.readinessProbe.httpGet).toMatchObject({ path: '/health/ready', port: 'http' });
+    expect(c.readinessProbe.httpGet).toMatchObject({ path: '/health/serving', port: 'http' });
     expect(c.livenessProbe.httpGet).toMatchObject({ path: '/health', port: 'http' });
   });
 

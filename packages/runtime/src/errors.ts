@@ -68,6 +68,9 @@ export function toServiceError(error: AppError): Partial<ServiceError> {
   return { code: error.status, details: error.message, metadata };
 }
 
+/** What a caller is told to wait when a service cannot be reached (HTTP Retry-After). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 /** Client side: a gRPC failure back as an AppError, whatever produced it. */
 export function fromServiceError(error: ServiceError, peer: string): AppError {
   const code = error.metadata?.get(ERROR_CODE_KEY)[0];
@@ -81,7 +84,10 @@ export function fromServiceError(error: ServiceError, peer: string): AppError {
   }
   switch (error.code) {
     case GrpcStatus.UNAVAILABLE:
-      return new AppError(GrpcStatus.UNAVAILABLE, 'service_unavailable', `The ${peer} service is unavailable.`);
+      // Only the routes that need this service fail; a replica restarting is back within seconds.
+      return new AppError(GrpcStatus.UNAVAILABLE, 'service_unavailable', `The ${peer} service is unavailable; the routes that do not need it keep working.`).retryAfter(
+        UNAVAILABLE_RETRY_AFTER_SECONDS,
+      );
     case GrpcStatus.DEADLINE_EXCEEDED:
       return new AppError(GrpcStatus.DEADLINE_EXCEEDED, 'upstream_timeout', `The ${peer} service did not answer in time.`);
     case GrpcStatus.CANCELLED:

@@ -40,7 +40,8 @@ describe('errors across gRPC', () => {
   it('when a peer is unreachable, then the error names the peer and says unavailable', () => {
     const error = fromServiceError(serviceError(GrpcStatus.UNAVAILABLE, 'connect ECONNREFUSED 127.0.0.1:1'), 'identity');
     expect(error).toMatchObject({ status: GrpcStatus.UNAVAILABLE, code: 'service_unavailable' });
-    expect(error.message).toBe('The identity service is unavailable.');
+    expect(error.message).toBe('The identity service is unavailable; the routes that do not need it keep working.');
+    expect(error.retryAfterSeconds).toBe(2);
   });
 
   it('when an unexpected failure has internal details, then none of them reach the caller', () => {

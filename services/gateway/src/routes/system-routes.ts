@@ -86,9 +86,22 @@ const readinessContract = {
   },
   noUpstreamRefusals: true,
 } satisfies Contract;
+const serving = z.object({ status: z.literal('ok') }).meta({ id: 'Serving', example: { status: 'ok' } });
+const draining = z
+  .object({ status: z.literal('unavailable'), down: z.tuple([z.literal('gateway')]) })
+  .meta({ id: 'Draining', example: { status: 'unavailable', down: ['gateway'] } });
+const servingContract = {
+  responses: {
+    200: { description: 'This gateway takes requests (a backend that is down makes only its own routes answer 503).', schema: serving, headers: noStore },
+    503: { description: 'This gateway is shutting down: send requests to another.', schema: draining, headers: noStore },
+  },
+  description:
+    'Unlike /health/ready, a backend that is down does not make this fail: only the routes that need that backend answer 503 (with Retry-After, naming it), and everything else keeps working. 503 only while this gateway shuts down.',
+  noUpstreamRefusals: true,
+} satisfies Contract;
 const map = { responses: { 200: { description: 'Every playground endpoint, from the route table.', schema: playgroundMap } }, noUpstreamRefusals: true } satisfies Contract;
 
-/** GET /, /health, /health/ready and /playground. `allRoutes` is the finished table, read per request. */
+/** GET /, /health, /health/ready, /health/serving and /playground. `allRoutes` is the finished table, read per request. */
 export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route[] {
   const served = (path: string) => allRoutes().some((r) => r.path === path);
 
@@ -140,6 +153,16 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
           { 'Cache-Control': 'no-store' },
         );
       },
+    }),
+    route({
+      methods: 'GET',
+      path: '/health/serving',
+      summary: "Whether this gateway takes requests: a load balancer's readiness (Kubernetes probes it).",
+      contract: servingContract,
+      handler: () =>
+        deps.isDraining()
+          ? json({ status: 'unavailable', down: ['gateway'] }, 503, { 'Cache-Control': 'no-store' })
+          : json({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' }),
     }),
     route({
       methods: 'GET',

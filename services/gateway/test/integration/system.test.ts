@@ -114,11 +114,20 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
     expect(system.output()).not.toContain('should_not_be_logged');
   });
 
-  it('when one service stops, /health/ready answers 503 naming it; started again, 200 returns', async () => {
+  it('when one service stops, /health/ready answers 503 naming it, only its routes fail, and the gateway still serves; started again, 200 returns', async () => {
     await system.stopService('data');
     // Each check has READINESS_TIMEOUT_MS (1 s); polled generously, as a busy machine may be slower.
     const down = await eventually(ready, (r) => r.status === 503, 10_000);
     expect(down.value.json()).toMatchObject({ status: 'unavailable', down: ['data'] });
+    // The load balancer's readiness stays 200: the gateway serves everything that does not need data.
+    const serving = await get('/health/serving');
+    expect(serving.status).toBe(200);
+    expect(serving.json()).toEqual({ status: 'ok' });
+    expect((await get('/playground/echo?x=1')).status).toBe(200);
+    const catalog = await get('/playground/data');
+    expect(catalog.status).toBe(503);
+    expect(catalog.headers['retry-after']).toBe('2');
+    expect(catalog.json().error).toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('The data service is unavailable') });
 
     await system.startService('data');
     const up = await eventually(ready, (r) => r.status === 200, 10_000);
