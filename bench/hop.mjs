@@ -18,13 +18,12 @@
 // how much. Likewise the data page's by rendering it (JSON of 50 rows and its
 // ETag): a "rendering" baseline (bare node:http calling the data service's
 // renderPage per request) shows that ceiling.
-import { createHmac } from 'node:crypto';
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ROOT, cpuSeconds, freePort, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
+import { APPS_PER_USER, HMAC_PATH, HMAC_SKEW_SECONDS, ROOT, cpuSeconds, createApps, freePort, hmacSigner, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
 
 const rounds = numberArg('rounds', 3);
 const duration = numberArg('duration', 5);
@@ -33,77 +32,15 @@ const connections = numberArg('connections', 16);
 const WARMUP_SECONDS = 2;
 const TARGET_VS_BARE = 0.25;
 
-const HMAC_PATH = '/playground/auth/hmac';
-/** The server accepts x-timestamp within 300 s of its clock; 20 s stay as margin. */
-const HMAC_SKEW_SECONDS = 280;
 /** More HMAC requests per second than either transport reaches here: sizes the apps, so signatures never run out. */
 const HMAC_MAX_RPS = 15_000;
-/** LIMITS.appsPerOwnerMax in services/identity/src/domain/limits.ts. */
-const APPS_PER_USER = 100;
 const TOKEN_BODY = 'grant_type=client_credentials&scope=hr%3Aread';
 const SIGNING_PATH = '/signing/oauth/token';
 const RENDERING_PATH = '/rendering/data-page';
 
-/**
- * One (app, timestamp) signature is accepted once, within ±300 s of server time.
- * Each app's timestamps walk up from 280 s ago, one per request, apps taken
- * round robin; an app whose next timestamp is 280 s ahead waits for the clock.
- * So n apps give 561·n signatures at once and n more every second. When every
- * app is used up, sign() notes it in `exhausted` and returns no headers (the
- * request is refused and the measurement throws): an exception inside
- * autocannon's setupRequest would kill this process and orphan the sandboxes.
- */
-function hmacSigner(apps) {
-  const next = apps.map(() => 0);
-  let turn = 0;
-  const nowSeconds = () => Math.floor(Date.now() / 1000);
-  const signer = { exhausted: false };
-  signer.sign = () => {
-    const now = nowSeconds();
-    for (let tried = 0; tried < apps.length; tried++) {
-      const i = turn++ % apps.length;
-      const timestamp = Math.max(next[i], now - HMAC_SKEW_SECONDS);
-      if (timestamp > now + HMAC_SKEW_SECONDS) continue;
-      next[i] = timestamp + 1;
-      const signature = createHmac('sha256', apps[i].apiKey).update(`${timestamp}.GET.${HMAC_PATH}`).digest('hex');
-      return { 'x-app-id': apps[i].appId, 'x-timestamp': String(timestamp), 'x-signature': signature };
-    }
-    signer.exhausted = true;
-    return {};
-  };
-  /** Signatures left now, across the apps. */
-  signer.capacity = () => {
-    const now = nowSeconds();
-    return next.reduce((sum, n) => sum + Math.max(0, now + HMAC_SKEW_SECONDS - Math.max(n, now - HMAC_SKEW_SECONDS) + 1), 0);
-  };
-  return signer;
-}
-
-/** A JSON API call during setup; any non-2xx throws. */
-async function call(baseUrl, method, path, { body, token } = {}) {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
-/** `count` apps (every pack scope, the default), owned by as many users as the per-user cap needs. */
-async function createApps(baseUrl, count) {
-  const apps = [];
-  for (let user = 0; apps.length < count; user++) {
-    const { token } = await call(baseUrl, 'POST', '/api/auth/register', { body: { email: `hop-${user}-${Date.now()}@example.org`, password: 'bench-password-1' } });
-    while (apps.length < count && apps.length < (user + 1) * APPS_PER_USER) apps.push(await call(baseUrl, 'POST', '/api/apps', { token, body: { name: `hop ${apps.length}` } }));
-  }
-  if (!apps[0].scopes.includes('hr:read')) throw new Error(`apps are created without hr:read (scopes ${apps[0].scopes}); the token request asks for it`);
-  return apps;
-}
-
 /** The four routes' requests in one sandbox, as autocannon request objects (path, method, headers, body, setupRequest). */
 async function sandboxRoutes(sandbox, appCount) {
-  const apps = await createApps(sandbox.baseUrl, appCount);
+  const apps = await createApps(sandbox.baseUrl, appCount, 'hop');
   const [app] = apps;
   const signer = hmacSigner(apps);
   const routes = {

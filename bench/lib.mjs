@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: boot the real system, run autocannon, summarise.
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
@@ -91,3 +92,66 @@ export const numberArg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
+
+export const HMAC_PATH = '/playground/auth/hmac';
+/** The server accepts x-timestamp within 300 s of its clock; 20 s stay as margin. */
+export const HMAC_SKEW_SECONDS = 280;
+/** LIMITS.appsPerOwnerMax in services/identity/src/domain/limits.ts. */
+export const APPS_PER_USER = 100;
+
+/**
+ * One (app, timestamp) signature is accepted once, within ±300 s of server time.
+ * Each app's timestamps walk up from 280 s ago, one per request, apps taken
+ * round robin; an app whose next timestamp is 280 s ahead waits for the clock.
+ * So n apps give 561·n signatures at once and n more every second. When every
+ * app is used up, sign() notes it in `exhausted` and returns no headers (the
+ * request is refused and the measurement throws): an exception inside
+ * autocannon's setupRequest would kill this process and orphan the sandboxes.
+ */
+export function hmacSigner(apps) {
+  const next = apps.map(() => 0);
+  let turn = 0;
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const signer = { exhausted: false };
+  signer.sign = () => {
+    const now = nowSeconds();
+    for (let tried = 0; tried < apps.length; tried++) {
+      const i = turn++ % apps.length;
+      const timestamp = Math.max(next[i], now - HMAC_SKEW_SECONDS);
+      if (timestamp > now + HMAC_SKEW_SECONDS) continue;
+      next[i] = timestamp + 1;
+      const signature = createHmac('sha256', apps[i].apiKey).update(`${timestamp}.GET.${HMAC_PATH}`).digest('hex');
+      return { 'x-app-id': apps[i].appId, 'x-timestamp': String(timestamp), 'x-signature': signature };
+    }
+    signer.exhausted = true;
+    return {};
+  };
+  /** Signatures left now, across the apps. */
+  signer.capacity = () => {
+    const now = nowSeconds();
+    return next.reduce((sum, n) => sum + Math.max(0, now + HMAC_SKEW_SECONDS - Math.max(n, now - HMAC_SKEW_SECONDS) + 1), 0);
+  };
+  return signer;
+}
+
+/** A JSON API call during setup; any non-2xx throws. */
+export async function call(baseUrl, method, path, { body, token } = {}) {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** `count` apps (every pack scope, the default), owned by as many users as the per-user cap needs. */
+export async function createApps(baseUrl, count, label = 'bench') {
+  const apps = [];
+  for (let user = 0; apps.length < count; user++) {
+    const { token } = await call(baseUrl, 'POST', '/api/auth/register', { body: { email: `${label}-${user}-${Date.now()}@example.org`, password: 'bench-password-1' } });
+    while (apps.length < count && apps.length < (user + 1) * APPS_PER_USER) apps.push(await call(baseUrl, 'POST', '/api/apps', { token, body: { name: `${label} ${apps.length}` } }));
+  }
+  if (!apps[0].scopes.includes('hr:read')) throw new Error(`apps are created without hr:read (scopes ${apps[0].scopes}); the token request asks for it`);
+  return apps;
+}

@@ -1,0 +1,64 @@
+// The soak of issue #21: two replicas of every process (REPLICAS=2) with real
+// stores, 100 connections spread over both gateways, every route family in
+// the mix (bench/mixed-load.mjs), for a fixed time. Rule: zero unexpected
+// statuses (every answer 2xx; no error, no timeout). Reported: requests/s,
+// p50/p99, the RSS of every process before and after, and the event-loop
+// delay of each process's first replica.
+//
+//   npm run soak                      (60 s; scripts/with-stores.sh provisions the stores)
+//   MONGO_URL=... REDIS_URL=... node bench/soak.mjs [--duration 60] [--connections 100]
+//
+// Exit code 1 when the rule fails. CI runs 15 s of it (soak.test.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, freePort, numberArg, rssMiB } from './lib.mjs';
+import { mixedRequests, runMixedLoad, startReplicatedSandbox } from './mixed-load.mjs';
+
+const duration = numberArg('duration', 60);
+const connections = numberArg('connections', 100);
+
+const metricsPorts = {};
+for (const variable of ['METRICS_PORT', 'IDENTITY_METRICS_PORT', 'OAUTH_METRICS_PORT', 'DATA_METRICS_PORT', 'PLAYGROUND_METRICS_PORT']) metricsPorts[variable] = String(await freePort());
+const sandbox = await startReplicatedSandbox('soak', metricsPorts);
+
+/** prom-client's event-loop delay (p99, ms) of one process. */
+async function eventLoopP99Ms(port) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const line = /^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(text);
+  return line ? Math.round(Number(line[1]) * 10_000) / 10 : undefined;
+}
+
+let pass = false;
+try {
+  const { requests, signer } = await mixedRequests(sandbox.gateways[0], duration, 'soak');
+  const processes = sandbox.processes();
+  const rssBefore = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMiB(pid)]));
+  const load = await runMixedLoad(sandbox.gateways, requests, { seconds: duration, connections });
+  const rssAfter = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMiB(pid)]));
+  const eventLoop = {};
+  for (const [variable, port] of Object.entries(metricsPorts)) eventLoop[variable.replace(/_?METRICS_PORT$/, '').toLowerCase() || 'gateway'] = await eventLoopP99Ms(port);
+  const unexpected = Object.entries(load.statuses).reduce((n, [status, count]) => n + (Number(status) >= 300 ? count : 0), 0) + load.errors + load.timeouts;
+  pass = unexpected === 0 && !signer.exhausted;
+  const report = {
+    when: new Date().toISOString(),
+    machine: { cores: cpus().length, node: process.version },
+    duration,
+    connections,
+    replicas: 2,
+    mix: requests.map((r) => `${r.method ?? 'GET'} ${r.path}`),
+    ...load,
+    failedAt: load.failedAt.slice(0, 20),
+    unexpected,
+    hmacSignaturesExhausted: signer.exhausted,
+    rssMiB: Object.fromEntries(Object.keys(processes).map((name) => [name, { before: Math.round(rssBefore[name]), after: Math.round(rssAfter[name]) }])),
+    eventLoopP99MsFirstReplica: eventLoop,
+    pass,
+  };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, `bench/results/soak-${report.when.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
+  console.log(JSON.stringify(report, null, 2));
+} finally {
+  await sandbox.stop();
+}
+process.exit(pass ? 0 : 1);
