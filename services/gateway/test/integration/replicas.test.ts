@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { apiRequest, isolatedMongoUrl, requireStoreUrls, startSystem, type RunningSystem } from '@sandbox/testing';
+import { createHmac, randomBytes } from 'node:crypto';
+import { apiRequest, eventually, isolatedMongoUrl, rawRequest, requireStoreUrls, startSystem, type RunningSystem } from '@sandbox/testing';
 
 jest.setTimeout(120_000);
 
@@ -58,6 +58,33 @@ describe('REPLICAS=2 runs two processes of everything', () => {
       const read = await apiRequest(gateways[i % 2], 'GET', '/playground/data/hr/employees?page_size=5', { headers: { Authorization: `Bearer ${issued.json().access_token}` } });
       expect({ i, status: read.status }).toEqual({ i, status: 200 });
     }
+  });
+
+  it('one flow across replicas: an HMAC signature used once is refused as a replay on the other gateway, and a token revoked through one is refused through the other', async () => {
+    const [a, b] = gateways;
+    const { token } = (await apiRequest(a, 'POST', '/api/auth/register', { body: { email: `rep-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' } })).json();
+    const app = (await apiRequest(a, 'POST', '/api/apps', { token, body: { name: 'one flow' } })).json();
+
+    // The replay memory lives in Redis: whichever oauth replica checks the second use remembers the first.
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signed = { 'x-app-id': app.appId, 'x-timestamp': timestamp, 'x-signature': createHmac('sha256', app.apiKey).update(`${timestamp}.GET./playground/auth/hmac`).digest('hex') };
+    expect((await rawRequest(`${a}/playground/auth/hmac`, { headers: signed })).status).toBe(200);
+    for (const gateway of [b, a, b]) {
+      const replay = await rawRequest(`${gateway}/playground/auth/hmac`, { headers: signed });
+      expect(replay.status).toBe(401);
+      expect(replay.json().error.message).toMatch(/Replayed/);
+    }
+
+    // A revocation recorded through one gateway reaches the other (its credential cache keeps a verdict at most 500 ms).
+    const basic = { Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' };
+    const access = (await rawRequest(`${a}/oauth/token`, { method: 'POST', headers: basic, body: 'grant_type=client_credentials&scope=hr%3Aread' })).json().access_token;
+    const useOn = (gateway: string) => rawRequest(`${gateway}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${access}` } });
+    expect((await useOn(b)).status).toBe(200);
+    expect((await rawRequest(`${a}/oauth/revoke`, { method: 'POST', headers: basic, body: `token=${encodeURIComponent(access)}` })).status).toBe(200);
+    const refused = await eventually(() => useOn(b), (res) => res.status === 401, 10_000);
+    // Generous for a busy machine; the rule is a second.
+    expect(refused.elapsedMs).toBeLessThan(5_000);
+    expect((await useOn(a)).status).toBe(401);
   });
 
   it('with one data replica killed, the other answers every page', async () => {
