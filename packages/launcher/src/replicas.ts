@@ -24,6 +24,8 @@ export interface ReplicaPlan {
   gatewayPorts: number[];
   /** Lines for the person starting it (which keys were made up for this run). */
   notes: string[];
+  /** The variables of `shared` that are keys made up for this run: never printed. */
+  madeKeys: string[];
 }
 
 /**
@@ -71,10 +73,12 @@ export async function planReplicas(
   }
   const shared: Record<string, string> = {};
   const notes: string[] = [];
+  const madeKeys: string[] = [];
   for (const name of PROCESS_NAMES) {
     const key = SHARED_KEYS[name];
     if (counts[name] > 1 && key && !environment[key.variable]) {
       shared[key.variable] = key.make();
+      madeKeys.push(key.variable);
       notes.push(`${key.variable} is not set: the ${counts[name]} ${name} replicas share one made up for this run`);
     }
   }
@@ -94,7 +98,7 @@ export async function planReplicas(
   for (const [i, port] of gatewayPorts.entries()) {
     replicas.push({ name: 'gateway', label: labelOf('gateway', i), env: { PORT: String(port), ...(await metricsPortFor('gateway', i, environment)) } });
   }
-  return { replicas, shared, addresses, gatewayPorts, notes };
+  return { replicas, shared, addresses, gatewayPorts, notes, madeKeys };
 }
 
 const labelOf = (name: ProcessName, index: number) => (index === 0 ? name : `${name}#${index + 1}`);
