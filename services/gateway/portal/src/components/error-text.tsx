@@ -6,3 +6,8 @@ export function ErrorText({ id, message }: { id?: string; message?: string }) {
     </p>
   ) : null;
 }
+
+/** While something loads: why it could not be loaded, once that is known, else that it is loading (both announced). */
+export function LoadingOrError({ error, loading }: { error?: string; loading: string }) {
+  return error ? <ErrorText message={error} /> : <p role="status">{loading}</p>;
+}

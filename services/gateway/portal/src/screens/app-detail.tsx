@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, messageOf, type App, type AppWithIssued, type Issued, type LogEntry, type LogPage } from '../api';
 import { ConfirmDialog, type ConfirmRequest } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy';
-import { ErrorText } from '../components/error-text';
+import { ErrorText, LoadingOrError } from '../components/error-text';
 import { useAction, useApp } from '../components/hooks';
 import { ScopeCheckboxes } from '../components/scopes';
 import { authStyleWords, formatTime, plural } from '../format';
@@ -51,13 +51,7 @@ export function AppDetailScreen({
         <h1 ref={heading} tabIndex={-1}>
           {loadError ? 'App not available' : 'Loading the app…'}
         </h1>
-        {loadError ? (
-          <p class="error" role="alert">
-            {loadError}
-          </p>
-        ) : (
-          <p role="status">Loading the app…</p>
-        )}
+        <LoadingOrError error={loadError} loading="Loading the app…" />
       </>
     );
   }

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Issued } from '../api';
 import { CopyButton } from '../components/copy';
+import { LoadingOrError } from '../components/error-text';
 import { useApp } from '../components/hooks';
 import {
   AUTH_STYLES,
@@ -36,13 +37,7 @@ export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issu
         <h1 ref={heading} tabIndex={-1}>
           Get started
         </h1>
-        {loadError ? (
-          <p class="error" role="alert">
-            {loadError}
-          </p>
-        ) : (
-          <p role="status">Loading the app…</p>
-        )}
+        <LoadingOrError error={loadError} loading="Loading the app…" />
       </>
     );
   }
