@@ -86,13 +86,6 @@ export class CallStreamServer {
     return { calls: (stream: CallsStream) => this.open(stream) };
   }
 
-  /** Calls in flight on every stream. */
-  get inFlight(): number {
-    let count = 0;
-    for (const stream of this.streams) count += stream.calls.size;
-    return count;
-  }
-
   /** Stops taking calls: every stream is told to drain and ends once its calls are answered. */
   drain(): void {
     this.draining = true;
