@@ -1,73 +1,45 @@
-// The chaos scenarios of issue #21 that need no store outage or proxy (the
-// rest are still to come: rolling restarts, Redis and MongoDB stopped,
-// latency through toxiproxy). Against two replicas of every process with real
-// stores (bench/mixed-load.mjs), under the mixed load over both gateways:
+// The chaos suite of issue #21: each scenario (bench/chaos/*.mjs) starts two
+// replicas of every process with real stores (bench/mixed-load.mjs), puts the
+// mixed load on both gateways, does its damage, and checks its rules.
 //
-// - kill -9 one replica of each service in turn (identity, oauth, data,
-//   playground, 3 s apart): only the calls that replica had in flight fail,
-//   each with 503 (never a hang, a 500 or a reset), within a second of its
-//   death; the survivors take the load at once.
-//
-//   npm run chaos                     (scripts/with-stores.sh provisions the stores)
+//   npm run chaos                                   (every scenario; scripts/with-stores.sh provisions the stores)
+//   npm run chaos -- --only kill-replicas           (one of them)
 //   MONGO_URL=... REDIS_URL=... node bench/chaos.mjs [--connections 50]
 //
-// Prints each scenario's figures; exit code 1 when a rule fails.
+// Prints one JSON report (each scenario's figures and checks), saved under
+// bench/results/; exit code 1 when a rule fails.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { numberArg } from './lib.mjs';
-import { mixedRequests, runMixedLoad, startReplicatedSandbox } from './mixed-load.mjs';
+import { join } from 'node:path';
+import { ROOT, numberArg } from './lib.mjs';
+
+/** Every scenario, in the order they run. */
+const SCENARIOS = ['kill-replicas', 'rolling-restart', 'store-outage', 'slow-service'];
 
 const connections = numberArg('connections', 50);
-const KILL_EVERY_MS = 3000;
-/** How long after a death its calls in flight may still be failing (the gateway learns of it from the broken connection). */
-const FAILING_WINDOW_MS = 1000;
-
-const sandbox = await startReplicatedSandbox('chaos');
-const checks = [];
-const check = (rule, ok, detail) => checks.push({ rule, ok, ...(detail === undefined ? {} : { detail }) });
-
-try {
-  const victims = ['identity#2', 'oauth#2', 'data#2', 'playground#2'];
-  const seconds = ((victims.length + 1) * KILL_EVERY_MS) / 1000;
-  const { requests } = await mixedRequests(sandbox.gateways[0], seconds, 'chaos');
-  const processes = sandbox.processes();
-  const killedAt = {};
-  const load = await runMixedLoad(sandbox.gateways, requests, {
-    seconds,
-    connections,
-    during: (ms) => {
-      const due = victims[Math.floor(ms / KILL_EVERY_MS) - 1];
-      if (due && killedAt[due] === undefined) {
-        process.kill(processes[due], 'SIGKILL');
-        killedAt[due] = ms;
-      }
-    },
-  });
-  const deaths = Object.values(killedAt);
-  const failures = load.failedAt;
-  check('every replica was killed under load', Object.keys(killedAt).length === victims.length, killedAt);
-  check('no error, reset or timeout', load.errors === 0 && load.timeouts === 0, { errors: load.errors, timeouts: load.timeouts, first: load.firstErrors });
-  check('every failure is a 503', failures.every((f) => f.status === 503), load.samples);
-  check(
-    `every failure came within ${FAILING_WINDOW_MS} ms of a death`,
-    failures.every((f) => deaths.some((at) => f.ms >= at && f.ms <= at + FAILING_WINDOW_MS)),
-    failures.filter((f) => !deaths.some((at) => f.ms >= at && f.ms <= at + FAILING_WINDOW_MS)).slice(0, 10),
-  );
-  const report = {
-    when: new Date().toISOString(),
-    machine: { cores: cpus().length, node: process.version },
-    scenario: 'kill -9 one replica of each service in turn',
-    connections,
-    killedAtMs: killedAt,
-    requests: load.requests,
-    rps: load.rps,
-    latencyMs: load.latencyMs,
-    statuses: load.statuses,
-    failed: failures.length,
-    checks,
-    pass: checks.every((c) => c.ok),
-  };
-  console.log(JSON.stringify(report, null, 2));
-} finally {
-  await sandbox.stop();
+const onlyAt = process.argv.indexOf('--only');
+const chosen = onlyAt > 0 ? process.argv[onlyAt + 1].split(',') : SCENARIOS;
+const unknown = chosen.filter((name) => !SCENARIOS.includes(name));
+if (unknown.length > 0) {
+  console.error(`chaos: no scenario ${unknown.join(', ')} (there are: ${SCENARIOS.join(', ')})`);
+  process.exit(2);
 }
-process.exit(checks.every((c) => c.ok) ? 0 : 1);
+
+const report = { when: new Date().toISOString(), machine: { cores: cpus().length, node: process.version }, connections, scenarios: {} };
+for (const name of chosen) {
+  const scenario = await import(`./chaos/${name}.mjs`);
+  const started = Date.now();
+  console.error(`chaos: ${name}: ${scenario.title}`);
+  try {
+    const result = await scenario.run({ connections });
+    report.scenarios[name] = { title: scenario.title, seconds: Math.round((Date.now() - started) / 100) / 10, ...result, pass: result.checks.every((c) => c.ok) };
+  } catch (error) {
+    report.scenarios[name] = { title: scenario.title, error: error.stack, checks: [], pass: false };
+  }
+  console.error(`chaos: ${name}: ${report.scenarios[name].pass ? 'pass' : 'FAIL'}`);
+}
+report.pass = Object.values(report.scenarios).every((s) => s.pass);
+mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+writeFileSync(join(ROOT, `bench/results/chaos-${report.when.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
+console.log(JSON.stringify(report, null, 2));
+process.exit(report.pass ? 0 : 1);

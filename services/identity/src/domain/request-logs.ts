@@ -6,6 +6,7 @@ import { appNotFound } from './apps';
 import { PATTERN } from './credentials';
 import { LIMITS } from './limits';
 import type { PageTokens } from './page-tokens';
+import { RequestLogTrims } from './request-log-trims';
 import { isAppResourceId } from './validation';
 
 /**
@@ -22,6 +23,8 @@ export interface RequestLogPage {
 }
 
 const PATH_MAX = 2048;
+/** How often at most one app's log is trimmed back to its cap (request-log-trims.ts). */
+export const TRIM_INTERVAL_MS = 5_000;
 const FAILURE_MAX = 500;
 const clip = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
 
@@ -84,6 +87,7 @@ export function sanitizeEntry(input: RequestLogInput, now: Date): Omit<RequestLo
 /** Per-app request logs: recorded by the gateway, read by the app's owner, bounded per app, deleted with the app. */
 export class RequestLogService {
   private readonly now: () => Date;
+  private readonly trims: RequestLogTrims;
 
   constructor(
     private readonly logs: RequestLogStore,
@@ -91,11 +95,13 @@ export class RequestLogService {
     private readonly capPerApp: number,
     private readonly tokens: PageTokens,
     now?: () => Date,
+    trimIntervalMs = TRIM_INTERVAL_MS,
   ) {
     this.now = now ?? (() => new Date());
+    this.trims = new RequestLogTrims(capPerApp, trimIntervalMs);
   }
 
-  /** Stores the (newest) entries of apps that still exist and trims each app to its cap; how many were kept. */
+  /** Stores the (newest) entries of apps that still exist and trims to its cap each app whose trim is due; how many were kept. */
   async record(inputs: readonly RequestLogInput[]): Promise<number> {
     if (inputs.length > LIMITS.recordBatchMax) {
       throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} entries per call (got ${inputs.length}).`);
@@ -110,7 +116,9 @@ export class RequestLogService {
     const records = sanitized.filter((entry) => existing.has(entry.app)).map((entry) => ({ id: newLogId(entry.time), ...entry }));
     if (records.length === 0) return 0;
     await this.logs.append(records);
-    for (const app of new Set(records.map((record) => record.app))) await this.logs.trim(app, this.capPerApp);
+    const arrived = new Map<string, number>();
+    for (const { app } of records) arrived.set(app, (arrived.get(app) ?? 0) + 1);
+    for (const app of this.trims.arrived(arrived, now.getTime())) await this.logs.trim(app, this.capPerApp);
     return records.length;
   }
 
@@ -118,11 +126,7 @@ export class RequestLogService {
   private async resolveAppIds(inputs: readonly RequestLogInput[]): Promise<RequestLogInput[]> {
     const appIds = [...new Set(inputs.filter((input) => !input.app && PATTERN.appId.test(input.appId)).map((input) => input.appId))];
     if (appIds.length === 0) return [...inputs];
-    const found = new Map<string, string>();
-    for (const appId of appIds) {
-      const app = await this.apps.findByAppId(appId);
-      if (app) found.set(appId, app.id);
-    }
+    const found = await this.apps.idsByAppId(appIds);
     return inputs.map((input) => (input.app ? input : { ...input, app: found.get(input.appId) ?? '' }));
   }
 

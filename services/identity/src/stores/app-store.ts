@@ -56,4 +56,6 @@ export interface AppStore {
   deleteAllOwned(ownerId: string): Promise<string[]>;
   /** Which of these app ids still exist. */
   existingIds(ids: string[]): Promise<Set<string>>;
+  /** The internal id of each app with one of these App IDs (one query for a batch of request-log entries). */
+  idsByAppId(appIds: string[]): Promise<Map<string, string>>;
 }

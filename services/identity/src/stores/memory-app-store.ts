@@ -68,6 +68,11 @@ export class MemoryAppStore implements AppStore {
     return new Set(ids.filter((id) => this.apps.has(id)));
   }
 
+  async idsByAppId(appIds: string[]): Promise<Map<string, string>> {
+    const wanted = new Set(appIds);
+    return new Map([...this.apps.values()].filter((app) => wanted.has(app.appId)).map((app) => [app.appId, app.id]));
+  }
+
   private findWhere(predicate: (app: AppRecord) => boolean): AppRecord | undefined {
     for (const app of this.apps.values()) if (predicate(app)) return structuredClone(app);
     return undefined;

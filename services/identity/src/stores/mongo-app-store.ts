@@ -115,6 +115,12 @@ export class MongoAppStore implements AppStore {
     return new Set(docs.map((doc) => doc._id));
   }
 
+  async idsByAppId(appIds: string[]): Promise<Map<string, string>> {
+    if (appIds.length === 0) return new Map();
+    const docs = await mongoCall(() => this.model.find({ appId: { $in: appIds } }, { _id: 1, appId: 1 }).lean<{ _id: string; appId: string }[]>().exec());
+    return new Map(docs.map((doc) => [doc.appId, doc._id]));
+  }
+
   private async findOne(filter: Record<string, unknown>): Promise<AppRecord | undefined> {
     const doc = await mongoCall(() => this.model.findOne(filter).lean<AppDoc>().exec());
     return doc ? fromDocument<AppRecord>(doc) : undefined;

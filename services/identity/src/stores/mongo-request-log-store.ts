@@ -46,9 +46,8 @@ export class MongoRequestLogStore implements RequestLogStore {
   }
 
   async trim(app: string, cap: number): Promise<number> {
-    const total = await this.count(app);
-    if (total <= cap) return 0;
-    // The newest entry beyond the cap; it and everything older goes.
+    // The newest entry beyond the cap (none: nothing to trim); it and everything older goes.
+    // Asked directly rather than after a count, which would be a second pass over the app's entries.
     const [boundary] = await mongoCall(() =>
       this.model.find({ app }, { _id: 1, time: 1 }).sort(NEWEST_FIRST).skip(cap).limit(1).lean<{ _id: string; time: Date }[]>().exec(),
     );

@@ -168,6 +168,14 @@ function describeAppStoreContract(name: string, open: () => Promise<StoreHarness
       await expect(store.deleteAllOwned('owner-a')).resolves.toEqual([b.id]);
       await expect(store.existingIds([a.id, b.id, c.id])).resolves.toEqual(new Set([c.id]));
     });
+
+    it('when asked for the ids behind several App IDs at once, then each known one maps to its id, unknown ones are absent', async () => {
+      const a = app('owner-a');
+      const b = app('owner-b');
+      for (const x of [a, b]) await store.insert(x);
+      await expect(store.idsByAppId([a.appId, b.appId, 'app_unknown'])).resolves.toEqual(new Map([[a.appId, a.id], [b.appId, b.id]]));
+      await expect(store.idsByAppId([])).resolves.toEqual(new Map());
+    });
   });
 }
 

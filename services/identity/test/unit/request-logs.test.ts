@@ -137,6 +137,31 @@ describe('request logs', () => {
   });
 });
 
+describe('trimming to the cap', () => {
+  it('when entries keep arriving, then an app is trimmed once a quarter of its cap has come since its last trim, at most once per interval', async () => {
+    const appStore = new MemoryAppStore();
+    const logStore = new MemoryRequestLogStore();
+    let now = new Date('2030-01-01T00:00:00Z');
+    const service = new RequestLogService(logStore, appStore, 8, new PageTokens(randomBytes(32)), () => now, 5_000);
+    const apps = new AppService({ apps: appStore, logs: logStore, crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+    const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+    const trims = jest.spyOn(logStore, 'trim');
+    const record = (count: number) =>
+      service.record(Array.from({ length: count }, (_, i) => ({ app: app.id, appId: '', time: new Date(now.getTime() - i).toISOString(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 1, requestId: '', failure: '' })));
+    await record(1); // a quarter of 8 is 2: not yet
+    expect(trims).not.toHaveBeenCalled();
+    await record(1);
+    expect(trims).toHaveBeenCalledTimes(1);
+    await record(8); // due by count, but within the interval: the log may hold more than its cap for now
+    expect(trims).toHaveBeenCalledTimes(1);
+    expect(await logStore.count(app.id)).toBe(10);
+    now = new Date(now.getTime() + 5_000);
+    await record(2);
+    expect(trims).toHaveBeenCalledTimes(2);
+    expect(await logStore.count(app.id)).toBe(8);
+  });
+});
+
 describe('newestPerApp', () => {
   const at = (app: string, ms: number) => ({ app, time: new Date(ms) });
 
