@@ -52,6 +52,8 @@ export async function startSandbox(extraEnv = {}) {
     readyMs,
     processes,
     pids: () => Object.values(processes()),
+    /** Sends the launcher a signal (SIGHUP: a rolling restart). */
+    signal: (name) => child.kill(name),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', resolve);

@@ -15,6 +15,7 @@ const schema = z
     HOST: env.host('0.0.0.0'),
     TLS_CERT_FILE: z.string().optional(),
     STARTUP_TIMEOUT_MS: env.milliseconds(30_000),
+    SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
     REPLICAS: replicaCount().default(1),
     ...Object.fromEntries(PROCESS_NAMES.map((name) => [replicasVariable(name), replicaCount().optional()])),
     ...Object.fromEntries(SERVICE_NAMES.map((name) => [`${name.toUpperCase()}_GRPC_HOST`, env.host('127.0.0.1')])),
@@ -27,6 +28,8 @@ const schema = z
       gatewayPort: v.PORT,
       gatewayHost: v.HOST,
       startupTimeoutMs: v.STARTUP_TIMEOUT_MS,
+      /** How long a process stopped for a rolling restart may take to exit before it is killed: its own grace and a margin. */
+      stopTimeoutMs: v.SHUTDOWN_GRACE_MS + 5_000,
       replicas: Object.fromEntries(PROCESS_NAMES.map((name) => [name, (vars[replicasVariable(name)] as number | undefined) ?? v.REPLICAS])) as Record<ProcessName, number>,
       grpcPorts: Object.fromEntries(SERVICE_NAMES.map((name) => [name, vars[grpcPortVariable(name)] as number])) as Record<ServiceName, number>,
       grpcHosts: Object.fromEntries(SERVICE_NAMES.map((name) => [name, vars[`${name.toUpperCase()}_GRPC_HOST`] as string])) as Record<ServiceName, string>,

@@ -68,9 +68,14 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   const recordAnswer = config.responseRecordFile ? answerRecorder(config.responseRecordFile) : undefined;
   const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics, mounts: pages.mounts, recordAnswer });
 
+  // While draining, every answer closes its connection, so a keep-alive client moves to another gateway on its next request.
+  const serveOrLeave: http.RequestListener = (req, res) => {
+    if (draining) res.setHeader('Connection', 'close');
+    listener(req, res);
+  };
   const server = config.tls
-    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
-    : http.createServer(listener);
+    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, serveOrLeave)
+    : http.createServer(serveOrLeave);
   server.on('clientError', answerClientError);
   if (pages.upgrade) server.on('upgrade', pages.upgrade);
   server.on('connect', answerConnect);
@@ -100,6 +105,10 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
     inject: async (parts) => dispatch(new RouteContext(inboundRequest(parts), edge, () => undefined)),
     async stop() {
       draining = true;
+      // Still serving, /health/serving saying 503, until a load balancer polling it sends new connections elsewhere:
+      // stopping to accept at once would refuse those it sends meanwhile, and closing idle keep-alive sockets
+      // would race requests already on their way. (In Kubernetes the chart's preStop sleep does this, and the delay stays 0.)
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
       // Stop accepting, let in-flight requests finish (idle keep-alive sockets close at once).
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {

@@ -21,6 +21,7 @@ const schema = z
     /** How long a credential check may be answered from memory; keeps rotation visible within 1 s. */
     CREDENTIAL_CACHE_MS: z.coerce.number().int().min(0).max(500).default(500),
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    SHUTDOWN_DELAY_MS: env.milliseconds(0),
     /** Memory for recently served pages of data (0 turns the cache off). */
     DATA_PAGE_CACHE_MB: z.coerce.number().min(0).max(4096).default(64),
     DATA_PAGE_CACHE_TTL_MS: env.milliseconds(60_000),
@@ -54,6 +55,8 @@ const schema = z
     readinessTimeoutMs: v.READINESS_TIMEOUT_MS,
     credentialCacheMs: v.CREDENTIAL_CACHE_MS,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    /** How long a stopping gateway keeps accepting (draining, /health/serving 503) before it stops. */
+    shutdownDelayMs: v.SHUTDOWN_DELAY_MS,
     requestLogCapPerApp: v.REQUEST_LOG_CAP_PER_APP,
     pageCache: { maxBytes: Math.round(v.DATA_PAGE_CACHE_MB * 1024 * 1024), ttlMs: v.DATA_PAGE_CACHE_TTL_MS },
     accessLogLinesPerSecond: v.ACCESS_LOG_LINES_PER_SECOND,

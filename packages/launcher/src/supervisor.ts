@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { ProcessName, Replica, ReplicaPlan } from './replicas';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const entry = (name: ProcessName) => join(ROOT, 'services', name, 'dist', 'main.js');
+
+/**
+ * The launcher's processes: starts them from the plan, says how to start one
+ * again by hand when it dies, restarts them one at a time on request, and
+ * stops them all.
+ */
+export class Supervisor {
+  private readonly children = new Map<string, ChildProcess>();
+  /** Processes stopped on purpose (a rolling restart), whose exit is no news. */
+  private readonly replacing = new Set<string>();
+  private stopping = false;
+
+  constructor(private readonly plan: ReplicaPlan) {}
+
+  start(replica: Replica): ChildProcess {
+    const child = spawn(process.execPath, [entry(replica.name)], { stdio: 'inherit', env: { ...process.env, ...this.plan.shared, ...replica.env } });
+    this.children.set(replica.label, child);
+    child.on('exit', (code, signal) => {
+      if (this.children.get(replica.label) === child) this.children.delete(replica.label);
+      if (this.stopping || this.replacing.has(replica.label)) return;
+      console.error(`launcher: ${replica.label} exited (${signal ?? `code ${code}`}); the others keep running. Start it again with: ${this.restartCommand(replica)}`);
+    });
+    return child;
+  }
+
+  /** `label=pid` of every running process. */
+  pids(): string {
+    return [...this.children].map(([label, child]) => `${label}=${child.pid}`).join(' ');
+  }
+
+  /**
+   * Stops one process (SIGTERM: it drains, as a pod does), waits for it to
+   * exit, starts it again with the same variables and waits until `ready`
+   * says it serves. Callers meanwhile use its siblings.
+   */
+  async replace(replica: Replica, ready: () => Promise<void>, exitTimeoutMs: number): Promise<ChildProcess> {
+    const old = this.children.get(replica.label);
+    this.replacing.add(replica.label);
+    try {
+      if (old && old.exitCode === null && old.signalCode === null) {
+        const exited = new Promise<void>((resolve) => old.once('exit', () => resolve()));
+        old.kill('SIGTERM');
+        const timer = setTimeout(() => old.kill('SIGKILL'), exitTimeoutMs);
+        await exited;
+        clearTimeout(timer);
+      }
+    } finally {
+      this.replacing.delete(replica.label);
+    }
+    if (this.stopping) throw new Error('the launcher is stopping');
+    const child = this.start(replica);
+    await ready();
+    return child;
+  }
+
+  stopAll(signal: NodeJS.Signals): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const child of this.children.values()) child.kill(signal === 'SIGINT' ? 'SIGTERM' : signal);
+    const deadline = setTimeout(() => {
+      for (const child of this.children.values()) child.kill('SIGKILL');
+      process.exit(1);
+    }, 15_000);
+    deadline.unref();
+    const check = setInterval(() => {
+      if (this.children.size === 0) {
+        clearInterval(check);
+        process.exit(process.exitCode ?? 0);
+      }
+    }, 50);
+  }
+
+  /**
+   * How a person starts a replica again by hand: its own ports, and the
+   * address lists its calls need. Keys the launcher made up are never printed
+   * (they are secrets); the hint says to set them instead.
+   */
+  private restartCommand(replica: Replica): string {
+    const { plan } = this;
+    const siblings = plan.replicas.filter((r) => r.name === replica.name).length;
+    // One of a kind, in a run with nothing shared: the environment alone says it all.
+    if (siblings === 1 && Object.keys(plan.shared).length === 0) return `npm run start:${replica.name}`;
+    const made = new Set(plan.madeKeys);
+    const visible = Object.entries({ ...plan.shared, ...replica.env }).filter(([name]) => !made.has(name));
+    const command = [...visible.map(([name, value]) => `${name}=${value}`), `npm run start:${replica.name}`].join(' ');
+    return made.size > 0 ? `${command} (after setting ${[...made].join(' and ')}, which this run made up, for every replica)` : command;
+  }
+}
