@@ -1,12 +1,11 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { grpcAddressVariable, grpcPortVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
+import { grpcAddressVariable, grpcPortVariable, REPLICA_NEEDS, replicaNeedMessage, replicasVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
 
 export type ProcessName = ServiceName | 'gateway';
 export const PROCESS_NAMES: readonly ProcessName[] = [...SERVICE_NAMES, 'gateway'];
 
-/** `<NAME>_REPLICAS`: one process's count, over REPLICAS. */
-export const replicasVariable = (name: ProcessName) => `${name.toUpperCase()}_REPLICAS`;
+export { replicasVariable };
 
 /** One process to start: its name in logs (`data`, `data#2`), and the variables that make it that replica. */
 export interface Replica {
@@ -28,26 +27,10 @@ export interface ReplicaPlan {
   madeKeys: string[];
 }
 
-/**
- * What must be true before a service runs as several processes, for the
- * embedded default: each replica keeps its own memory, so state every replica
- * must see needs a store (docs/state.md).
- */
-const STORE_NEEDED: Partial<Record<ProcessName, { variable: string; why: string }>> = {
-  identity: { variable: 'MONGO_URL', why: 'identity keeps accounts, apps, credentials and sessions in memory per process without it' },
-  oauth: { variable: 'REDIS_URL', why: 'oauth keeps codes, tokens, nonces and replay memories in memory per process without it' },
-};
-
-/**
- * Keys that replicas of one service must share so that what one signs another
- * accepts; made up for this run when not given (as one process makes its own).
- */
-const SHARED_KEYS: Partial<Record<ProcessName, { variable: string; make: () => string }>> = {
-  data: { variable: 'PAGE_TOKEN_KEY', make: () => randomBytes(32).toString('base64url') },
-  oauth: {
-    variable: 'JWT_SIGNING_KEY',
-    make: () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  },
+/** The keys replicas must share that the launcher makes up for one run when not given (as one process makes its own). */
+const MAKE_KEY: Record<string, () => string> = {
+  PAGE_TOKEN_KEY: () => randomBytes(32).toString('base64url'),
+  JWT_SIGNING_KEY: () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
 };
 
 /** A problem with REPLICAS: the launcher prints this one line and exits. */
@@ -64,22 +47,20 @@ export async function planReplicas(
   environment: NodeJS.ProcessEnv,
   configured: { gatewayPort: number; grpcPorts: Record<ServiceName, number>; grpcHost: (name: ServiceName) => string; gatewayHost: string },
 ): Promise<ReplicaPlan> {
-  for (const name of PROCESS_NAMES) {
-    const needed = STORE_NEEDED[name];
-    if (counts[name] > 1 && needed && !environment[needed.variable]) {
-      const asked = environment[replicasVariable(name)] ? replicasVariable(name) : 'REPLICAS';
-      throw new ReplicaError(`${counts[name]} ${name} replicas (${asked}=${counts[name]}) need ${needed.variable}: ${needed.why}.`);
-    }
-  }
+  // What a service needs to run as several processes (REPLICA_NEEDS): a missing store is refused
+  // here, before anything starts; a missing key is made up for this run and shared.
   const shared: Record<string, string> = {};
   const notes: string[] = [];
   const madeKeys: string[] = [];
-  for (const name of PROCESS_NAMES) {
-    const key = SHARED_KEYS[name];
-    if (counts[name] > 1 && key && !environment[key.variable]) {
-      shared[key.variable] = key.make();
-      madeKeys.push(key.variable);
-      notes.push(`${key.variable} is not set: the ${counts[name]} ${name} replicas share one made up for this run`);
+  for (const name of SERVICE_NAMES) {
+    if (counts[name] <= 1) continue;
+    const asked = { count: counts[name], variable: environment[replicasVariable(name)] ? replicasVariable(name) : 'REPLICAS' };
+    for (const need of REPLICA_NEEDS[name]) {
+      if (environment[need.variable] || shared[need.variable]) continue;
+      if (need.kind === 'store') throw new ReplicaError(`${need.variable} ${replicaNeedMessage(need, name, asked)}.`);
+      shared[need.variable] = MAKE_KEY[need.variable]();
+      madeKeys.push(need.variable);
+      notes.push(`${need.variable} is not set: the ${counts[name]} ${name} replicas share one made up for this run`);
     }
   }
 

@@ -1,4 +1,5 @@
 export * from './config';
+export * from './replica-needs';
 export * from './logger';
 export * from './errors';
 export * from './health';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { decodeKey, env, loadConfig, metricsListen, metricsVariables } from '@sandbox/runtime';
+import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds } from '@sandbox/runtime';
 
 const schema = z
   .object({
@@ -16,7 +16,9 @@ const schema = z
     /** How long calls in flight may finish after SIGTERM before they are cut. */
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
     ...metricsVariables('DATA_'),
+    ...replicaVariables('data'),
   })
+  .superRefine(requireReplicaNeeds('data'))
   .transform((v) => ({
     host: v.DATA_GRPC_HOST,
     port: v.DATA_GRPC_PORT,

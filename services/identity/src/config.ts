@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeKey, env, loadConfig, metricsListen, metricsVariables } from '@sandbox/runtime';
+import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds } from '@sandbox/runtime';
 
 const seconds = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -38,7 +38,9 @@ const schema = z
     /** How long calls in flight may finish after SIGTERM before they are cut. */
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
     ...metricsVariables('IDENTITY_'),
+    ...replicaVariables('identity'),
   })
+  .superRefine(requireReplicaNeeds('identity'))
   .superRefine((v, ctx) => {
     // With a database, credentials and sessions outlive the process, so the keys
     // that protect them must too: a random key would strand every stored API key.

@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
-import { env, loadConfig, metricsListen, metricsVariables, peerAddress, peerVariables } from '@sandbox/runtime';
+import { env, loadConfig, metricsListen, metricsVariables, peerAddress, peerVariables, replicaVariables, requireReplicaNeeds } from '@sandbox/runtime';
 
 /** A PEM private key, as a file's contents or with its newlines written as \n (one line in an env file). */
 const pemPrivateKey = () =>
@@ -42,7 +42,9 @@ const schema = z
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
     ...metricsVariables('OAUTH_'),
     ...peerVariables('identity'),
+    ...replicaVariables('oauth'),
   })
+  .superRefine(requireReplicaNeeds('oauth'))
   .transform((v) => ({
     host: v.OAUTH_GRPC_HOST,
     port: v.OAUTH_GRPC_PORT,

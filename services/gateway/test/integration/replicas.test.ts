@@ -108,6 +108,6 @@ describe('REPLICAS=2 runs two processes of everything', () => {
 
 describe('REPLICAS=2 without the stores replicas must share', () => {
   it('refuses to start, naming the variable to set', async () => {
-    await expect(startSystem({ REPLICAS: '2' })).rejects.toThrow(/2 identity replicas \(REPLICAS=2\) need MONGO_URL/);
+    await expect(startSystem({ REPLICAS: '2' })).rejects.toThrow(/MONGO_URL is required with 2 identity replicas \(REPLICAS=2\)/);
   });
 });
