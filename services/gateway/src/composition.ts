@@ -66,16 +66,11 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
   runBatch = createBatchRunner(dispatch, edge, onFinished);
   const pages = await staticPages(config.portalDevServerUrl, logger);
   const recordAnswer = config.responseRecordFile ? answerRecorder(config.responseRecordFile) : undefined;
-  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics, mounts: pages.mounts, recordAnswer });
+  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics, mounts: pages.mounts, recordAnswer, isDraining: () => draining });
 
-  // While draining, every answer closes its connection, so a keep-alive client moves to another gateway on its next request.
-  const serveOrLeave: http.RequestListener = (req, res) => {
-    if (draining) res.setHeader('Connection', 'close');
-    listener(req, res);
-  };
   const server = config.tls
-    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, serveOrLeave)
-    : http.createServer(serveOrLeave);
+    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
+    : http.createServer(listener);
   server.on('clientError', answerClientError);
   if (pages.upgrade) server.on('upgrade', pages.upgrade);
   server.on('connect', answerConnect);

@@ -43,6 +43,8 @@ export interface RequestListenerOptions {
   mounts?: Mount[];
   /** Sees every answer the server writes (observe/answer-recorder.ts, a testing aid). */
   recordAnswer?: (ctx: RouteContext, reply: Reply) => void;
+  /** True once the gateway is stopping: every answer from then on closes its connection. */
+  isDraining?: () => boolean;
 }
 
 /**
@@ -55,9 +57,11 @@ export interface RequestListenerOptions {
  * answered by the dispatcher too, so a 404 has one look everywhere.
  */
 export function createRequestListener(options: RequestListenerOptions): { listener: RequestListener; app: Express; answerExpectation: RequestListener } {
-  const { router, dispatch, edge, logger, onFinished, metrics, mounts = [], recordAnswer } = options;
+  const { router, dispatch, edge, logger, onFinished, metrics, mounts = [], recordAnswer, isDraining = () => false } = options;
   const write = (res: ServerResponse, reply: Reply, ctx: RouteContext) => {
     recordAnswer?.(ctx, reply);
+    // A keep-alive client then moves to another gateway on its next request, instead of racing this one's close.
+    if (isDraining()) res.setHeader('Connection', 'close');
     writeReply(res, reply, ctx, logger);
   };
   const finished = (ctx: RouteContext, route: string, status: number) => {
@@ -107,6 +111,7 @@ export function createRequestListener(options: RequestListenerOptions): { listen
     const matched = router.match(req.method ?? 'GET', path);
     if (matched.kind !== 'none') return serve(req, res, matched);
     const mount = mountOf(path);
+    if (isDraining()) res.setHeader('Connection', 'close');
     if (mount) {
       // Counted and access-logged like a route, whether a file answers or the dispatcher's 404 does.
       const ctx = contextOf(req, res, mount.label);
