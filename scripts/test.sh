@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/provision.sh
 source scripts/lib/helm.sh
 source scripts/lib/compose-schema.sh
+source scripts/lib/toxiproxy.sh
 
 if [ -z "${MONGO_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   start_test_stores
@@ -20,6 +21,7 @@ ensure_compose_schema   # the Compose Specification schema docker-compose.yml is
 ensure_python_clients   # third-party clients for the interoperability tests
 ensure_schemathesis   # fuzzes the API from its OpenAPI document
 ensure_chromium   # a real browser for the CORS lab test
+ensure_toxiproxy   # a real TCP proxy that slows a service down, for the chaos suite (TOXIPROXY_BIN)
 npm run build --silent
 npx tsc -p tsconfig.test.json
 

@@ -120,7 +120,8 @@ export function promiseClient<C extends Client>(
     const record = recorders.get(name);
     if (!record) return undefined;
     const started = monotonicMs();
-    return (error) => record(error ? error.code : GrpcStatus.OK, (monotonicMs() - started) / 1000);
+    record.started();
+    return (error) => record.finished(error ? error.code : GrpcStatus.OK, (monotonicMs() - started) / 1000);
   };
   const callOptions = (options: CallOptionsLite) => {
     const metadata = new Metadata();

@@ -148,11 +148,12 @@ function instrumentImplementation(
     const serve = handler as unknown as Handler;
     const wrapped: Handler = (call, callback) => {
       const started = monotonicMs();
+      record.started();
       let recorded = false;
       const finish = (code: number) => {
         if (recorded) return;
         recorded = true;
-        record(code, (monotonicMs() - started) / 1000);
+        record.finished(code, (monotonicMs() - started) / 1000);
       };
       call.once('cancelled', () => finish(GrpcStatus.CANCELLED));
       try {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { MetricsListen } from './config';
 import type { Logger } from './logger';
 
@@ -30,12 +30,19 @@ export function counterIn<L extends string>(registry: Registry, name: string, he
   return (registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [registry] });
 }
 
+export function gaugeIn<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Gauge<L> {
+  return (registry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames, registers: [registry] });
+}
+
 export function histogramIn<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
   return (registry.getSingleMetric(name) as Histogram<L> | undefined) ?? new Histogram({ name, help, labelNames, buckets, registers: [registry] });
 }
 
-/** Records one finished call: its gRPC status code and how long it took. */
-export type CallRecorder = (code: number, seconds: number) => void;
+/** Records the calls of one method: each as it starts (in flight), and as it finishes with its status code and duration. */
+export interface CallRecorder {
+  started(): void;
+  finished(code: number, seconds: number): void;
+}
 
 /** Where calls of one side (client or server) are counted; `recorder` is asked once per method, not per call. */
 export interface CallMetrics {
@@ -60,15 +67,30 @@ function callMetrics(registry: Registry, side: 'client' | 'server'): CallMetrics
     ['service', 'method'],
     LATENCY_BUCKETS,
   );
+  const inFlight = gaugeIn(
+    registry,
+    `sandbox_grpc_${side}_calls_in_flight`,
+    side === 'client'
+      ? 'gRPC calls this process has started and not yet seen answered, by service: bounded by its callers, and what a slow service piles up.'
+      : 'gRPC calls this service is answering now (health checks not counted).',
+    ['service'],
+  );
   return {
     recorder(service, method) {
       // Label objects made once per method (and per code as it first occurs), so a call allocates none.
       const timed = { service, method };
       const byCode: Record<string, string>[] = [];
-      return (code, seconds) => {
-        const labels = (byCode[code] ??= { service, method, code: grpcCodeName(code) });
-        calls.inc(labels);
-        duration.observe(timed, seconds);
+      const running = inFlight.labels({ service });
+      running.inc(0); // present at 0 from the start, without resetting what another client of the same service counts
+
+      return {
+        started: () => running.inc(),
+        finished(code, seconds) {
+          running.dec();
+          const labels = (byCode[code] ??= { service, method, code: grpcCodeName(code) });
+          calls.inc(labels);
+          duration.observe(timed, seconds);
+        },
       };
     },
   };

@@ -117,10 +117,13 @@ describe('call metrics', () => {
   it('counts calls by service, method and status name, and times them by service and method', async () => {
     const registry = new Registry();
     const record = grpcClientMetrics(registry).recorder('data', 'GetPage');
-    record(GrpcStatus.OK, 0.002);
-    record(GrpcStatus.OK, 0.004);
-    record(GrpcStatus.UNAVAILABLE, 0.001);
+    for (let i = 0; i < 4; i++) record.started();
+    expect(await registry.metrics()).toContain('sandbox_grpc_client_calls_in_flight{service="data"} 4');
+    record.finished(GrpcStatus.OK, 0.002);
+    record.finished(GrpcStatus.OK, 0.004);
+    record.finished(GrpcStatus.UNAVAILABLE, 0.001);
     const text = await registry.metrics();
+    expect(text).toContain('sandbox_grpc_client_calls_in_flight{service="data"} 1');
     expect(text).toContain('sandbox_grpc_client_calls_total{service="data",method="GetPage",code="OK"} 2');
     expect(text).toContain('sandbox_grpc_client_calls_total{service="data",method="GetPage",code="UNAVAILABLE"} 1');
     expect(text).toContain('sandbox_grpc_client_call_duration_seconds_count{service="data",method="GetPage"} 3');
@@ -128,8 +131,13 @@ describe('call metrics', () => {
 
   it('a second set of clients in the same process shares the series instead of failing to register', () => {
     const registry = new Registry();
-    grpcClientMetrics(registry).recorder('data', 'GetPage')(GrpcStatus.OK, 0.001);
-    expect(() => grpcClientMetrics(registry).recorder('data', 'GetPage')(GrpcStatus.OK, 0.001)).not.toThrow();
+    const first = grpcClientMetrics(registry).recorder('data', 'GetPage');
+    first.started();
+    const second = grpcClientMetrics(registry).recorder('data', 'GetPage');
+    second.started();
+    first.finished(GrpcStatus.OK, 0.001);
+    expect(() => second.finished(GrpcStatus.OK, 0.001)).not.toThrow();
+    return expect(registry.metrics()).resolves.toContain('sandbox_grpc_client_calls_in_flight{service="data"} 0');
   });
 
   it('names every status code, and an unknown one UNKNOWN', () => {
