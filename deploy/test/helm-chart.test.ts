@@ -184,8 +184,8 @@ describe.each([
       const c = containerOf(manifests, service);
       expect(c.ports.filter((p: Manifest) => p.name !== 'metrics')).toEqual([{ name: 'grpc', containerPort: port, protocol: 'TCP' }]);
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
-        // Readiness follows the store (""); startup and liveness only ask whether the process answers.
-        const healthName = probe === 'readinessProbe' ? '' : 'liveness';
+        // Every probe asks whether this replica answers and is not draining, whatever its store does (docs/deployment.md, Health).
+        const healthName = 'liveness';
         expect({ service, probe, grpc: c[probe]?.grpc }).toEqual({ service, probe, grpc: { port, service: healthName } });
       }
     }

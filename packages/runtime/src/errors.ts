@@ -71,6 +71,15 @@ export function toServiceError(error: AppError): Partial<ServiceError> {
 /** What a caller is told to wait when a service cannot be reached (HTTP Retry-After). */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
+/**
+ * A store a service needs (MongoDB, Redis) does not answer. The message names
+ * the store, since the service itself is up and every route that does not
+ * need the store keeps working; the wait is a service's, a store restarting
+ * being back as soon.
+ */
+export const storeUnavailable = (code: string, store: string) =>
+  unavailable(code, `${store} is unavailable; the routes that do not need it keep working. Try again shortly.`).retryAfter(UNAVAILABLE_RETRY_AFTER_SECONDS);
+
 /** Client side: a gRPC failure back as an AppError, whatever produced it. */
 export function fromServiceError(error: ServiceError, peer: string): AppError {
   const code = error.metadata?.get(ERROR_CODE_KEY)[0];

@@ -15,3 +15,4 @@ export * from './process-main';
 export * from './service-addresses';
 export * from './metrics';
 export * from './store-metrics';
+export * from './redis-fail-fast';

@@ -1,5 +1,5 @@
 import { health } from '@sandbox/contracts';
-import { SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
+import { LIVENESS, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
 import type { BackendClients } from './clients';
 
 const { SERVING, NOT_SERVING } = health.HealthCheckResponse_ServingStatus;
@@ -32,7 +32,7 @@ export async function checkReadiness(clients: BackendClients, timeoutMs: number)
       const client = clients.health[service];
       const store = STORES[service];
       const [self, dependency] = await Promise.all([
-        probe(client, '', timeoutMs),
+        probe(client, LIVENESS, timeoutMs),
         store ? probe(client, store, timeoutMs) : Promise.resolve(undefined),
       ]);
       components[service] = self;

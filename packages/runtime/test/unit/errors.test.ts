@@ -1,5 +1,5 @@
 import { Metadata, type ServiceError } from '@grpc/grpc-js';
-import { AppError, ERROR_CODE_KEY, fromServiceError, GrpcStatus, notFound, resourceExhausted, toServiceError } from '@sandbox/runtime';
+import { AppError, ERROR_CODE_KEY, fromServiceError, GrpcStatus, notFound, resourceExhausted, storeUnavailable, toServiceError } from '@sandbox/runtime';
 
 function serviceError(code: GrpcStatus, details: string, errorCode?: string): ServiceError {
   const metadata = new Metadata();
@@ -42,6 +42,17 @@ describe('errors across gRPC', () => {
     expect(error).toMatchObject({ status: GrpcStatus.UNAVAILABLE, code: 'service_unavailable' });
     expect(error.message).toBe('The identity service is unavailable; the routes that do not need it keep working.');
     expect(error.retryAfterSeconds).toBe(2);
+  });
+
+  it('when a store is down, then the refusal names the store, not the service, and says when to retry across the wire', () => {
+    const sent = toServiceError(storeUnavailable('database_unavailable', 'MongoDB'));
+    const received = fromServiceError(Object.assign(new Error('x'), { code: sent.code!, details: sent.details!, metadata: sent.metadata! }), 'identity');
+    expect(received).toMatchObject({
+      status: GrpcStatus.UNAVAILABLE,
+      code: 'database_unavailable',
+      message: 'MongoDB is unavailable; the routes that do not need it keep working. Try again shortly.',
+      retryAfterSeconds: 2,
+    });
   });
 
   it('when an unexpected failure has internal details, then none of them reach the caller', () => {

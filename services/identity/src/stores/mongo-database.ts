@@ -1,6 +1,13 @@
 import mongoose, { type Connection } from 'mongoose';
-import { unavailable } from '@sandbox/runtime';
+import { storeUnavailable } from '@sandbox/runtime';
 import { DuplicateKeyError } from './errors';
+
+/**
+ * How long an operation waits for a reachable server, MongoDB's
+ * serverSelectionTimeoutMS (default 30 s): short enough that, with the
+ * database down, a request gets its 503 within a second.
+ */
+const SERVER_SELECTION_TIMEOUT_MS = 500;
 
 /**
  * One mongoose connection for all of identity's collections. Indexes are
@@ -14,10 +21,20 @@ export class MongoDatabase {
     const connection = mongoose.createConnection(url, {
       autoIndex: false,
       autoCreate: false,
-      // Fail a call quickly while the database is away (health reports it)
-      // instead of queueing it past the caller's deadline.
+      // While the database is away, a call fails (503 naming MongoDB) rather
+      // than waits: mongoose does not queue it (bufferCommands), and the driver
+      // waits at most SERVER_SELECTION_TIMEOUT_MS for a reachable server, which
+      // is what every operation does first. A server that is up is selected at
+      // once, so this wait only ever runs while it is away; and an operation
+      // waiting for a server has the driver check it again at once (at most
+      // every 500 ms, minHeartbeatFrequencyMS), so calls succeed again within
+      // that of its return. A read whose connection broke under it is not
+      // retried (retryReads): the retry would wait for a server again, so a
+      // read in flight when the database went away would take twice as long
+      // to fail; its caller gets the 503 and tries again instead.
       bufferCommands: false,
-      serverSelectionTimeoutMS: 3000,
+      serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+      retryReads: false,
       connectTimeoutMS: 3000,
     });
     await connection.asPromise();
@@ -60,7 +77,7 @@ export async function mongoCall<T>(operation: () => Promise<T>): Promise<T> {
       throw new DuplicateKeyError(index);
     }
     if (e.name && UNAVAILABLE_ERRORS.has(e.name)) {
-      throw unavailable('database_unavailable', 'The database is unavailable; try again shortly.');
+      throw storeUnavailable('database_unavailable', 'MongoDB');
     }
     throw error;
   }

@@ -1,4 +1,5 @@
-import Redis from 'ioredis';
+import Redis, { ReplyError } from 'ioredis';
+import { REDIS_FAIL_FAST, storeUnavailable } from '@sandbox/runtime';
 import type { EphemeralStore } from './ephemeral-store';
 
 /** Ephemeral values in Redis, shared by every oauth replica. */
@@ -6,9 +7,8 @@ export class RedisEphemeralStore implements EphemeralStore {
   private readonly redis: Redis;
 
   constructor(url: string, private readonly prefix = 'sandbox:oauth:') {
-    // Fail calls fast while Redis is away instead of queueing them for ever;
-    // health reports the outage and ioredis keeps reconnecting in the background.
-    this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+    // While Redis is away a call fails at once as a 503 naming Redis (REDIS_FAIL_FAST, redisCall).
+    this.redis = new Redis(url, { lazyConnect: true, ...REDIS_FAIL_FAST });
     this.redis.on('error', () => undefined); // surfaced through ping() and failed calls, not as an unhandled event
   }
 
@@ -17,26 +17,26 @@ export class RedisEphemeralStore implements EphemeralStore {
   }
 
   async put(key: string, value: string, ttlMs: number, options: { onlyIfAbsent?: boolean } = {}): Promise<boolean> {
-    const result = options.onlyIfAbsent
-      ? await this.redis.set(this.prefix + key, value, 'PX', ttlMs, 'NX')
-      : await this.redis.set(this.prefix + key, value, 'PX', ttlMs);
+    const result = await redisCall(() =>
+      options.onlyIfAbsent ? this.redis.set(this.prefix + key, value, 'PX', ttlMs, 'NX') : this.redis.set(this.prefix + key, value, 'PX', ttlMs),
+    );
     return result === 'OK';
   }
 
   async get(key: string): Promise<string | undefined> {
-    return (await this.redis.get(this.prefix + key)) ?? undefined;
+    return (await redisCall(() => this.redis.get(this.prefix + key))) ?? undefined;
   }
 
   async take(key: string): Promise<string | undefined> {
-    return (await this.redis.getdel(this.prefix + key)) ?? undefined;
+    return (await redisCall(() => this.redis.getdel(this.prefix + key))) ?? undefined;
   }
 
   async delete(key: string): Promise<void> {
-    await this.redis.del(this.prefix + key);
+    await redisCall(() => this.redis.del(this.prefix + key));
   }
 
   async ping(): Promise<void> {
-    await this.redis.ping();
+    await redisCall(() => this.redis.ping());
   }
 
   async close(): Promise<void> {
@@ -44,7 +44,32 @@ export class RedisEphemeralStore implements EphemeralStore {
   }
 
   async putIfGreater(key: string, value: number, ttlMs: number): Promise<boolean> {
-    return (await this.redis.eval(PUT_IF_GREATER, 1, this.prefix + key, String(value), String(ttlMs))) === 1;
+    return (await redisCall(() => this.redis.eval(PUT_IF_GREATER, 1, this.prefix + key, String(value), String(ttlMs)))) === 1;
+  }
+}
+
+/**
+ * Refusals with which Redis says it cannot take commands now rather than
+ * that the command is wrong: still loading its data, out of memory
+ * (noeviction: a write is refused rather than a nonce evicted), unable to
+ * persist, busy with a script, or a replica that may not write.
+ */
+const NOT_NOW_REPLIES = /^(LOADING|OOM|MISCONF|BUSY|READONLY|MASTERDOWN) /;
+
+/**
+ * Runs one Redis command and turns "Redis cannot answer" into UNAVAILABLE
+ * naming Redis (503 at the gateway, with Retry-After): no connection (the
+ * client refuses at once, REDIS_FAIL_FAST), a connection lost with
+ * the command on it, no answer within the command timeout, or one of the
+ * refusals above. Any other reply error is a bug and stays as it is (a
+ * logged INTERNAL).
+ */
+async function redisCall<T>(command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (error) {
+    if (error instanceof ReplyError && !NOT_NOW_REPLIES.test((error as Error).message)) throw error;
+    throw storeUnavailable('redis_unavailable', 'Redis');
   }
 }
 

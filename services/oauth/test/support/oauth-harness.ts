@@ -48,9 +48,10 @@ export interface OAuthSystem {
 /**
  * Starts identity and `replicas` oauth replicas in-process on port 0, each
  * with `clock`, and registers a user `<label>-<random>@example.com`. What was
- * started is stopped again if a later step fails.
+ * started is stopped again if a later step fails. The replicas use REDIS_URL
+ * unless `redisUrl` names another (a Redis the test stops).
  */
-export async function startOAuthSystem(options: { clock: Clock; label: string; replicas?: number }): Promise<OAuthSystem> {
+export async function startOAuthSystem(options: { clock: Clock; label: string; replicas?: number; redisUrl?: string }): Promise<OAuthSystem> {
   const services: RunningGrpcService[] = [];
   const clients: Array<{ close(): void }> = [];
   let redis: Redis | undefined;
@@ -60,7 +61,7 @@ export async function startOAuthSystem(options: { clock: Clock; label: string; r
     redis?.disconnect();
   };
   try {
-    const { redisUrl } = requireStoreUrls();
+    const redisUrl = options.redisUrl ?? requireStoreUrls().redisUrl;
     const identityService = await startIdentity(loadIdentityConfig({ IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent' }));
     services.push(identityService);
     const idp = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000, { transport: testTransport() });
