@@ -9,10 +9,12 @@ import { HMAC_PATH, call, createApps, hmacSigner, startSandbox } from './lib.mjs
 /**
  * REPLICAS=2 with the stores of MONGO_URL (a database of its own) and
  * REDIS_URL, and keys the replicas share; GRPC_TRANSPORT passed on when set
- * (to compare the transports); exits 2 without stores.
+ * (to compare the transports); exits 2 without stores. The stores are this
+ * process's environment's unless `stores` names others (a scenario that
+ * stops its own).
  */
-export async function startReplicatedSandbox(label, extraEnv = {}) {
-  const { MONGO_URL, REDIS_URL } = process.env;
+export async function startReplicatedSandbox(label, extraEnv = {}, stores = process.env) {
+  const { MONGO_URL, REDIS_URL } = stores;
   if (!MONGO_URL || !REDIS_URL) {
     console.error(`${label}: needs MONGO_URL and REDIS_URL (npm run ${label} provisions both)`);
     process.exit(2);
@@ -67,24 +69,27 @@ export async function mixedRequests(baseUrl, seconds, label) {
 /**
  * Runs the mix over every gateway at once (connections split between them)
  * and counts answers by status, with the first few bodies of each status that
- * is not 2xx, when each such answer came, and the first errors. `during(elapsedMs)` is polled every 100 ms
- * while it runs (a scenario's chaos).
+ * is not 2xx, when (and with what body) each such answer came, and the first errors. `during(elapsedMs)` is polled every 100 ms
+ * while it runs (a scenario's chaos). Each such answer names its path, and
+ * `onAnswer({ status, path, ms, body })`, when given, hears of every answer
+ * (for a scenario whose rules differ by route).
  */
-export async function runMixedLoad(gateways, requests, { seconds, connections, during }) {
+export async function runMixedLoad(gateways, requests, { seconds, connections, during, onAnswer }) {
   const statuses = {};
   const samples = {};
   const errors = [];
   /** When each answer that is not 2xx came, ms after the start. */
   const failedAt = [];
   const started = Date.now();
-  const onResponse = (status, body) => {
+  const onResponse = (path, status, body) => {
     statuses[status] = (statuses[status] ?? 0) + 1;
+    onAnswer?.({ status, path, ms: Date.now() - started, body });
     if (status < 300) return;
-    failedAt.push({ status, ms: Date.now() - started });
+    failedAt.push({ status, ms: Date.now() - started, path, body: body.slice(0, 300) });
     if ((samples[status] ??= []).length < 3) samples[status].push(body.slice(0, 300));
   };
   const runs = gateways.map((url) => {
-    const run = autocannon({ url, connections: Math.ceil(connections / gateways.length), duration: seconds, pipelining: 1, timeout: 30, requests: requests.map((r) => ({ method: 'GET', ...r, onResponse })) });
+    const run = autocannon({ url, connections: Math.ceil(connections / gateways.length), duration: seconds, pipelining: 1, timeout: 30, requests: requests.map((r) => ({ method: 'GET', ...r, onResponse: (status, body) => onResponse(r.path, status, body) })) });
     run.on('reqError', (error) => errors.length < 5 && errors.push(error.message));
     return run;
   });

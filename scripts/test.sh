@@ -10,6 +10,7 @@ source scripts/lib/helm.sh
 source scripts/lib/compose-schema.sh
 source scripts/lib/toxiproxy.sh
 
+ensure_redis && ensure_ferretdb   # their binaries too: the store-outage chaos scenario starts stores of its own
 if [ -z "${MONGO_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   start_test_stores
   trap stop_test_stores EXIT

@@ -1,19 +1,28 @@
 # Installs what the integration tests need and a fresh machine of this project's
 # kind lacks: redis-server (Debian package), FerretDB v1 (a MongoDB-wire
 # server, built with Go; there is no Docker engine and no MongoDB package here)
-# and Chromium (Debian package) for the browser test of the CORS lab.
+# on PostgreSQL (Debian package; scripts/lib/postgres.sh) and Chromium (Debian
+# package) for the browser test of the CORS lab.
 # Sourced by scripts/test.sh. Idempotent: already-present tools are reused.
+
+source "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
 
 FERRETDB_VERSION=v1.24.2
 TOOLS_DIR="${TOOLS_DIR:-$PWD/.tools}"
 FERRETDB_BIN="$TOOLS_DIR/ferretdb-$FERRETDB_VERSION"
 
+# Both ensure_* functions export the binary's path (REDIS_SERVER_BIN,
+# FERRETDB_BIN): a scenario that stops and restarts its own stores
+# (bench/chaos/store-outage.mjs) starts them from there.
 ensure_redis() {
-  command -v redis-server >/dev/null 2>&1 && return 0
-  echo "provision: installing redis-server (Debian package)" >&2
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >&2
-  command -v redis-server >/dev/null 2>&1 || { echo "provision: redis-server could not be installed" >&2; return 1; }
+  if ! command -v redis-server >/dev/null 2>&1; then
+    echo "provision: installing redis-server (Debian package)" >&2
+    local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server >&2
+    command -v redis-server >/dev/null 2>&1 || { echo "provision: redis-server could not be installed" >&2; return 1; }
+  fi
+  REDIS_SERVER_BIN=$(command -v redis-server)
+  export REDIS_SERVER_BIN
 }
 
 # The CORS lab is proven in a real browser (headless Chromium driven by
@@ -29,13 +38,17 @@ ensure_chromium() {
   [ -x "$CHROMIUM_PATH" ] || { echo "provision: chromium could not be installed at $CHROMIUM_PATH" >&2; return 1; }
 }
 
+ensure_ferretdb() {
+  [ -x "$FERRETDB_BIN" ] || build_ferretdb || return 1
+  export FERRETDB_BIN
+}
+
 # `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2` fails here: the
 # module proxy refuses the version list it reads for deprecation notices, and a
 # build from the module zip panics at start because build/version/version.txt is
 # generated upstream and not in the zip. So: download exactly that version,
 # write its version.txt, build it.
-ensure_ferretdb() {
-  [ -x "$FERRETDB_BIN" ] && return 0
+build_ferretdb() {
   command -v go >/dev/null 2>&1 || { echo "provision: Go is needed to build FerretDB" >&2; return 1; }
   echo "provision: building FerretDB $FERRETDB_VERSION with $(go version | cut -d' ' -f3)" >&2
   mkdir -p "$TOOLS_DIR"
@@ -109,18 +122,20 @@ wait_for_port() { # port seconds
   return 1
 }
 
-# Starts Redis and FerretDB on free loopback ports in a scratch directory and
-# exports REDIS_URL and MONGO_URL. stop_test_stores undoes it.
+# Starts Redis, and FerretDB on PostgreSQL (scripts/lib/postgres.sh says why
+# not SQLite), on free loopback ports in a scratch directory, and exports
+# REDIS_URL and MONGO_URL. stop_test_stores undoes it.
 start_test_stores() {
-  ensure_redis && ensure_ferretdb || return 1
+  ensure_redis && ensure_ferretdb && ensure_postgres || return 1
   STORES_DIR=$(mktemp -d)
-  local redis_port mongo_port
-  redis_port=$(free_port); mongo_port=$(free_port)
-  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --maxmemory-policy noeviction --dir "$STORES_DIR" \
+  chmod 755 "$STORES_DIR"
+  local redis_port mongo_port pg_port
+  redis_port=$(free_port); mongo_port=$(free_port); pg_port=$(free_port)
+  start_postgres "$STORES_DIR/postgres" "$pg_port" || return 1
+  "$REDIS_SERVER_BIN" --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --maxmemory-policy noeviction --dir "$STORES_DIR" \
     --logfile "$STORES_DIR/redis.log" --daemonize no &
   REDIS_PID=$!
-  mkdir -p "$STORES_DIR/sqlite"
-  "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$STORES_DIR/sqlite/" --listen-addr="127.0.0.1:$mongo_port" \
+  "$FERRETDB_BIN" --handler=postgresql --postgresql-url="postgres://postgres@127.0.0.1:$pg_port/ferretdb" --listen-addr="127.0.0.1:$mongo_port" \
     --state-dir="$STORES_DIR" --telemetry=disable --debug-addr=- --log-level=warn >"$STORES_DIR/ferretdb.log" 2>&1 &
   FERRETDB_PID=$!
   wait_for_port "$redis_port" 10 || { echo "provision: redis did not start: $(tail -5 "$STORES_DIR/redis.log")" >&2; return 1; }
@@ -134,6 +149,7 @@ stop_test_stores() {
   [ -n "${REDIS_PID:-}" ] && kill "$REDIS_PID" 2>/dev/null
   [ -n "${FERRETDB_PID:-}" ] && kill "$FERRETDB_PID" 2>/dev/null
   wait 2>/dev/null
+  [ -n "${STORES_DIR:-}" ] && stop_postgres "$STORES_DIR/postgres"
   [ -n "${STORES_DIR:-}" ] && rm -rf "$STORES_DIR"
   return 0
 }
