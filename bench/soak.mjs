@@ -1,9 +1,11 @@
 // The soak of issue #21: two replicas of every process (REPLICAS=2) with real
 // stores, 100 connections spread over both gateways, every route family in
-// the mix (bench/mixed-load.mjs), for a fixed time. Rule: zero unexpected
-// statuses (every answer 2xx; no error, no timeout). Reported: requests/s,
-// p50/p99, the RSS of every process before and after, and the event-loop
-// delay of each process's first replica.
+// the mix (bench/mixed-load.mjs), for a fixed time. Rules: zero unexpected
+// statuses (every answer 2xx; no error, no timeout), and no process's RSS
+// grows by more than its configured caches plus RSS_WARMUP_MIB (what a
+// process takes on once under load: compiled code, a larger heap, socket
+// buffers). Reported: requests/s, p50/p99, the RSS of every process before and
+// after, and the event-loop delay of each process's first replica.
 //
 //   npm run soak                      (60 s; scripts/with-stores.sh provisions the stores)
 //   MONGO_URL=... REDIS_URL=... node bench/soak.mjs [--duration 60] [--connections 100]
@@ -12,10 +14,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { checklist } from './chaos/checklist.mjs';
 import { ROOT, freePort, numberArg, rssMiB } from './lib.mjs';
 import { mixedRequests, runMixedLoad, startReplicatedSandbox } from './mixed-load.mjs';
 
 const duration = numberArg('duration', 60);
+/** What any process may grow by under load besides its caches (measured: up to 70 MiB for a gateway whose page cache filled). */
+const RSS_WARMUP_MIB = 64;
+/** The caches each process is configured with, in MiB: the gateway's data-page cache (DATA_PAGE_CACHE_MB, 64 by default). */
+const cacheMiB = (name) => (name.startsWith('gateway') ? Number(process.env.DATA_PAGE_CACHE_MB ?? 64) : 0);
 const connections = numberArg('connections', 100);
 
 const metricsPorts = {};
@@ -39,7 +46,12 @@ try {
   const eventLoop = {};
   for (const [variable, port] of Object.entries(metricsPorts)) eventLoop[variable.replace(/_?METRICS_PORT$/, '').toLowerCase() || 'gateway'] = await eventLoopP99Ms(port);
   const unexpected = Object.entries(load.statuses).reduce((n, [status, count]) => n + (Number(status) >= 300 ? count : 0), 0) + load.errors + load.timeouts;
-  pass = unexpected === 0 && !signer.exhausted;
+  const { check, checks } = checklist();
+  check('zero unexpected statuses, errors or timeouts', unexpected === 0, { samples: load.samples, firstErrors: load.firstErrors });
+  check('the HMAC signatures lasted the run (the mix stayed whole)', !signer.exhausted);
+  const grownBeyond = Object.keys(processes).filter((name) => rssAfter[name] - rssBefore[name] > cacheMiB(name) + RSS_WARMUP_MIB);
+  check(`no process grew beyond its caches plus ${RSS_WARMUP_MIB} MiB`, grownBeyond.length === 0, grownBeyond);
+  pass = checks.every((c) => c.ok);
   const report = {
     when: new Date().toISOString(),
     machine: { cores: cpus().length, node: process.version },
@@ -53,6 +65,7 @@ try {
     hmacSignaturesExhausted: signer.exhausted,
     rssMiB: Object.fromEntries(Object.keys(processes).map((name) => [name, { before: Math.round(rssBefore[name]), after: Math.round(rssAfter[name]) }])),
     eventLoopP99MsFirstReplica: eventLoop,
+    checks,
     pass,
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });

@@ -7,3 +7,4 @@ export * from './refusal';
 export * from './python';
 export * from './openapi-check';
 export * from './transport';
+export * from './bench-script';
