@@ -46,6 +46,15 @@ process.on('SIGHUP', () => onHangUp());
 let restarting = false;
 
 /**
+ * After a service replica serves again, how long before the next is stopped,
+ * as a Deployment's minReadySeconds: its callers retry a replica they lost
+ * at most a second apart (the call-stream pool's backoff cap), so by then
+ * they have it back. Without it, stopping its sibling at once left a caller
+ * with no replica it could reach for up to that second (503s in CI's run).
+ */
+const SETTLE_MS = 2000;
+
+/**
  * Every process stopped and started again, one replica at a time, services
  * first and gateways last, each waited for until it serves before the next
  * goes: with two or more replicas of each, the sandbox keeps answering
@@ -61,6 +70,8 @@ async function rollingRestart(running: Supervisor, plan: ReplicaPlan, config: La
       const began = Date.now();
       const child = await running.replace(replica, () => readiness(replica, plan, config), config.stopTimeoutMs);
       console.error(`launcher: rolling restart: ${replica.label}=${child.pid} serves again (${Date.now() - began} ms)`);
+      // Gateways are the last, and a load balancer finds a new one through its readiness, not by retrying.
+      if (replica.name !== 'gateway') await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     }
     console.error(`launcher: rolling restart done in ${Date.now() - started} ms (${running.pids()})`);
   } catch (error) {

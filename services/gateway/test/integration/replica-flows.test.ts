@@ -285,7 +285,7 @@ describe('one flow, consecutive requests on different replicas of the gateway an
       const verifier = await verifierThrough(A, temporary.key);
       const both = await Promise.all([A, B].map((gateway) => signed('POST', '/oauth1/access_token', { oauth_verifier: verifier }, temporary)(gateway)));
       expect(both.map((res) => res.status).sort()).toEqual([200, 401]);
-      // Which words depends on which request read the token first; the rule is the same.
+      // Which words depends on which request read the token first; the rule, and its problem, are the same.
       expectProblem(both.find((res) => res.status === 401)!, 'token_used', /a temporary token works once/);
     });
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import * as ipaddr from 'ipaddr.js';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { resourceExhausted, unavailable, type AppError } from '@sandbox/runtime';
+import { resourceExhausted, UNAVAILABLE_RETRY_AFTER_SECONDS, unavailable, type AppError } from '@sandbox/runtime';
 
 /**
  * Failed sign-ins are counted three ways (docs/security.md, "Sign-in
@@ -64,8 +64,11 @@ const tooMany = (scope: string, res: RateLimiterRes): AppError => {
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   return resourceExhausted('too_many_attempts', `Too many failed sign-ins ${scope}; try again in ${seconds} s.`).retryAfter(seconds);
 };
+// Only a shared store can fail (in memory, counting cannot), and that store is Redis.
 const storeDown = (): AppError =>
-  unavailable('throttle_unavailable', 'Sign-in is unavailable for a moment: failed attempts cannot be counted; try again shortly.');
+  unavailable('throttle_unavailable', 'Sign-in is unavailable for a moment: failed attempts cannot be counted while Redis is unavailable; try again shortly.').retryAfter(
+    UNAVAILABLE_RETRY_AFTER_SECONDS,
+  );
 
 /** One sign-in on its way through: settled as failed (counts kept), succeeded or abandoned. */
 export interface SignInAttempt {

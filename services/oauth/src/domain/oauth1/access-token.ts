@@ -31,7 +31,9 @@ export async function accessToken(deps: OAuth1Deps, request: oauth.SignedRequest
           throw rejected('token_rejected', `is not a temporary token this sandbox issued (they start with o1rt_).${already}`);
         }
         const [use, record] = await Promise.all([state.requestTokenUse(token), state.findRequestToken(token)]);
-        if (use) throw rejected('token_used', `was already exchanged for an access token at ${new Date(use.usedAt).toISOString()}: a temporary token works once; start again at leg 1.`);
+        // Read side by side, the two can straddle another request's exchange: no use yet, and the token already gone. Asked again, the use is there.
+        const used = use ?? (record ? undefined : await state.requestTokenUse(token));
+        if (used) throw rejected('token_used', `was already exchanged for an access token at ${new Date(used.usedAt).toISOString()}: a temporary token works once; start again at leg 1.`);
         if (!record) throw rejected('token_rejected', 'is unknown or expired: temporary tokens live 10 minutes; start again at leg 1 (POST /oauth1/request_token).');
         if (record.app !== consumerKey) throw rejected('token_rejected', 'was issued to another consumer key: legs 1 and 3 must use the same App ID.');
         if (record.expiresAt <= deps.clock()) throw rejected('token_expired', `expired at ${new Date(record.expiresAt).toISOString()} (temporary tokens live 10 minutes): start again at leg 1.`);
