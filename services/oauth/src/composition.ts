@@ -23,7 +23,7 @@ import { MemoryEphemeralStore } from './stores/memory-ephemeral-store';
 import { RedisEphemeralStore } from './stores/redis-ephemeral-store';
 
 async function openStore(config: OAuthConfig, clock: Clock): Promise<EphemeralStore> {
-  if (!config.redisUrl) return new MemoryEphemeralStore({ now: clock });
+  if (!config.redisUrl) return new MemoryEphemeralStore({ now: clock, maxEntries: config.memoryMaxEntries });
   const store = new RedisEphemeralStore(config.redisUrl);
   await store.connect();
   return store;

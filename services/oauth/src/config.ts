@@ -37,6 +37,8 @@ const schema = z
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
     /** Lifetime of refresh tokens (each use rotates it and restarts this). */
     REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+    /** Without Redis: the most codes, tokens, nonces and replay memories held at once (each a few hundred bytes). */
+    OAUTH_MEMORY_MAX_ENTRIES: z.coerce.number().int().min(1000).max(10_000_000).default(250_000),
     LOG_LEVEL: env.logLevel(),
     /** How long calls in flight may finish after SIGTERM before they are cut. */
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
@@ -52,6 +54,7 @@ const schema = z
     signingKeyPem: v.JWT_SIGNING_KEY,
     accessTokenTtlSeconds: v.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,
+    memoryMaxEntries: v.OAUTH_MEMORY_MAX_ENTRIES,
     logLevel: v.LOG_LEVEL,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     metrics: metricsListen(v, 'OAUTH_'),

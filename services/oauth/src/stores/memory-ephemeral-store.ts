@@ -1,3 +1,4 @@
+import { unavailable } from '@sandbox/runtime';
 import type { EphemeralStore } from './ephemeral-store';
 
 export interface MemoryEphemeralStoreOptions {
@@ -5,16 +6,28 @@ export interface MemoryEphemeralStoreOptions {
   now?: () => number;
   /** How often expired entries are dropped to return their memory (they are invisible at once either way). */
   sweepIntervalMs?: number;
+  /** The most live entries it holds (OAUTH_MEMORY_MAX_ENTRIES); a new one beyond it is refused. */
+  maxEntries?: number;
 }
+
+/** What a full store answers: 503, as a full Redis under noeviction does (docs/state.md). */
+const SECONDS_UNTIL_ENTRIES_EXPIRE = 30;
+const full = (maxEntries: number) =>
+  unavailable(
+    'memory_full',
+    `The oauth service's in-memory store is full (${maxEntries} entries, OAUTH_MEMORY_MAX_ENTRIES): it refuses rather than forget a nonce or a used code. Entries expire within minutes; for more, run it with REDIS_URL.`,
+  ).retryAfter(SECONDS_UNTIL_ENTRIES_EXPIRE);
 
 /** The embedded default: one process, so a Map is as atomic as Redis. */
 export class MemoryEphemeralStore implements EphemeralStore {
   private readonly entries = new Map<string, { value: string; expiresAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
+  private readonly maxEntries: number;
 
-  constructor({ now = Date.now, sweepIntervalMs = 30_000 }: MemoryEphemeralStoreOptions = {}) {
+  constructor({ now = Date.now, sweepIntervalMs = 30_000, maxEntries = 250_000 }: MemoryEphemeralStoreOptions = {}) {
     this.now = now;
+    this.maxEntries = maxEntries;
     // Expired entries are invisible at once; the sweep only returns their memory.
     this.sweeper = setInterval(() => this.sweep(), sweepIntervalMs);
     this.sweeper.unref();
@@ -22,6 +35,7 @@ export class MemoryEphemeralStore implements EphemeralStore {
 
   async put(key: string, value: string, ttlMs: number, options: { onlyIfAbsent?: boolean } = {}): Promise<boolean> {
     if (options.onlyIfAbsent && this.live(key) !== undefined) return false;
+    this.makeRoomFor(key);
     this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
     return true;
   }
@@ -55,6 +69,16 @@ export class MemoryEphemeralStore implements EphemeralStore {
     return undefined;
   }
 
+  /**
+   * A replay memory evicted early would let a replay through, so a full store
+   * refuses a new key instead (a sweep first, in case expired entries hold the room).
+   */
+  private makeRoomFor(key: string): void {
+    if (this.entries.size < this.maxEntries || this.entries.has(key)) return;
+    this.sweep();
+    if (this.entries.size >= this.maxEntries) throw full(this.maxEntries);
+  }
+
   private sweep(): void {
     const now = this.now();
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
@@ -64,6 +88,7 @@ export class MemoryEphemeralStore implements EphemeralStore {
     const current = this.live(key);
     // No await between the read and the write: as atomic as the Lua script in Redis.
     if (current !== undefined && !(Number(current) < value)) return false;
+    this.makeRoomFor(key);
     this.entries.set(key, { value: String(value), expiresAt: this.now() + ttlMs });
     return true;
   }

@@ -137,6 +137,22 @@ describe('MemoryEphemeralStore lifetimes, to the millisecond', () => {
     expect(await store.get('k')).toBeUndefined();
   });
 
+  it('when full, then a new key is refused as a 503 naming the limit, unless expired entries make room; a key it holds may still change', async () => {
+    const small = new MemoryEphemeralStore({ now: () => now, maxEntries: 2 });
+    try {
+      await small.put('a', '1', 300);
+      await small.put('b', '1', 60_000);
+      await expect(small.put('c', '1', 300)).rejects.toMatchObject({ code: 'memory_full', message: expect.stringContaining('OAUTH_MEMORY_MAX_ENTRIES') });
+      await expect(small.putIfGreater('d', 1, 300)).rejects.toMatchObject({ code: 'memory_full' });
+      expect(await small.put('b', '2', 60_000)).toBe(true);
+      now += 300; // 'a' has expired: its room is taken back
+      expect(await small.put('c', '1', 300)).toBe(true);
+      expect(await small.get('c')).toBe('1');
+    } finally {
+      await small.close();
+    }
+  });
+
   it('when an onlyIfAbsent put is refused, then the live value keeps its own lifetime', async () => {
     await store.put('k', 'first', 300);
     expect(await store.put('k', 'second', 60_000, { onlyIfAbsent: true })).toBe(false);
