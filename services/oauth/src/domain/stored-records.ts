@@ -1,4 +1,4 @@
-import type { EphemeralStore } from '../stores/ephemeral-store';
+import type { EphemeralStore, StoreEntry } from '../stores/ephemeral-store';
 
 /**
  * How the protocols' state (oauth1/state.ts, oauth2/grant-state.ts) keeps its
@@ -14,6 +14,9 @@ export const storeTtl = (ms: number) => Math.max(1, Math.ceil(ms));
 export function putRecord(store: EphemeralStore, key: string, record: unknown, ms: number, options?: { onlyIfAbsent?: boolean }): Promise<boolean> {
   return store.put(key, JSON.stringify(record), storeTtl(ms), options);
 }
+
+/** `record` as an entry for a write of several at once (EphemeralStore.claimAndPut), stored as putRecord would. */
+export const recordEntry = (key: string, record: unknown, ms: number): StoreEntry => ({ key, value: JSON.stringify(record), ttlMs: storeTtl(ms) });
 
 /** The record under `key`, or undefined when there is none. */
 export async function readRecord<T>(store: EphemeralStore, key: string): Promise<T | undefined> {

@@ -24,4 +24,20 @@ export interface EphemeralStore {
    * go up (Digest's nonce count) advances on exactly one replica this way.
    */
   putIfGreater(key: string, value: number, ttlMs: number): Promise<boolean>;
+  /**
+   * Stores `claim` if its key holds no live value and, in the same atomic
+   * step, `then` (replacing any value it had); returns whether it did,
+   * otherwise changes nothing. What must not be half-written: marking a code
+   * or a refresh token used and saving the refresh token that replaces it (a
+   * store outage between the two would end the grant for a client that did
+   * nothing wrong).
+   */
+  claimAndPut(claim: StoreEntry, then: StoreEntry): Promise<boolean>;
+}
+
+/** One value to store, with its lifetime (a positive whole number of milliseconds). */
+export interface StoreEntry {
+  key: string;
+  value: string;
+  ttlMs: number;
 }

@@ -1,5 +1,5 @@
 import { unavailable } from '@sandbox/runtime';
-import type { EphemeralStore } from './ephemeral-store';
+import type { EphemeralStore, StoreEntry } from './ephemeral-store';
 
 export interface MemoryEphemeralStoreOptions {
   /** The clock lifetimes are judged by, in ms since the epoch; a test passes one it moves itself, so expiry is checked without sleeping. */
@@ -69,14 +69,25 @@ export class MemoryEphemeralStore implements EphemeralStore {
     return undefined;
   }
 
+  async claimAndPut(claim: StoreEntry, then: StoreEntry): Promise<boolean> {
+    // No await in between: as atomic as the Lua script in Redis; room for both is made before either is written.
+    if (this.live(claim.key) !== undefined) return false;
+    this.makeRoomFor(claim.key, then.key);
+    const now = this.now();
+    this.entries.set(claim.key, { value: claim.value, expiresAt: now + claim.ttlMs });
+    this.entries.set(then.key, { value: then.value, expiresAt: now + then.ttlMs });
+    return true;
+  }
+
   /**
    * A replay memory evicted early would let a replay through, so a full store
    * refuses a new key instead (a sweep first, in case expired entries hold the room).
    */
-  private makeRoomFor(key: string): void {
-    if (this.entries.size < this.maxEntries || this.entries.has(key)) return;
+  private makeRoomFor(...keys: string[]): void {
+    const added = () => keys.filter((key) => !this.entries.has(key)).length;
+    if (this.entries.size + added() <= this.maxEntries) return;
     this.sweep();
-    if (this.entries.size >= this.maxEntries) throw full(this.maxEntries);
+    if (this.entries.size + added() > this.maxEntries) throw full(this.maxEntries);
   }
 
   private sweep(): void {

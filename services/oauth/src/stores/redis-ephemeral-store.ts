@@ -1,6 +1,6 @@
 import Redis, { ReplyError } from 'ioredis';
 import { REDIS_FAIL_FAST, storeUnavailable } from '@sandbox/runtime';
-import type { EphemeralStore } from './ephemeral-store';
+import type { EphemeralStore, StoreEntry } from './ephemeral-store';
 
 /** Ephemeral values in Redis, shared by every oauth replica. */
 export class RedisEphemeralStore implements EphemeralStore {
@@ -46,6 +46,11 @@ export class RedisEphemeralStore implements EphemeralStore {
   async putIfGreater(key: string, value: number, ttlMs: number): Promise<boolean> {
     return (await redisCall(() => this.redis.eval(PUT_IF_GREATER, 1, this.prefix + key, String(value), String(ttlMs)))) === 1;
   }
+
+  async claimAndPut(claim: StoreEntry, then: StoreEntry): Promise<boolean> {
+    const keys = [this.prefix + claim.key, this.prefix + then.key];
+    return (await redisCall(() => this.redis.eval(CLAIM_AND_PUT, 2, ...keys, claim.value, String(claim.ttlMs), then.value, String(then.ttlMs)))) === 1;
+  }
 }
 
 /**
@@ -78,6 +83,13 @@ async function redisCall<T>(command: () => Promise<T>): Promise<T> {
  * server: two replicas presenting the same count cannot both see it as new.
  * A value that is not a number counts as greater than any (refuse, never overwrite).
  */
+/** A script runs whole or not at all (and reaches the append-only file as one transaction). */
+const CLAIM_AND_PUT = `
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 0 end
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
+return 1
+`;
+
 const PUT_IF_GREATER = `
 local current = redis.call('GET', KEYS[1])
 if current then

@@ -45,6 +45,14 @@ function describeEphemeralStoreContract(name: string, adapter: Adapter) {
       expect(await store.get(key)).toBe('v1');
     });
 
+    it('when a claim and a put are written together, then both land once; a second claim of the key changes nothing', async () => {
+      const [claimed, saved, other] = [uniqueId('c'), uniqueId('s'), uniqueId('o')];
+      expect(await store.claimAndPut({ key: claimed, value: 'used', ttlMs: LONG_TTL_MS }, { key: saved, value: 'next', ttlMs: LONG_TTL_MS })).toBe(true);
+      expect([await store.get(claimed), await store.get(saved)]).toEqual(['used', 'next']);
+      expect(await store.claimAndPut({ key: claimed, value: 'again', ttlMs: LONG_TTL_MS }, { key: other, value: 'x', ttlMs: LONG_TTL_MS })).toBe(false);
+      expect([await store.get(claimed), await store.get(other)]).toEqual(['used', undefined]);
+    });
+
     it('when its lifetime has passed, then it is gone', async () => {
       const key = uniqueId('k');
       await store.put(key, 'v1', SHORT_TTL_MS);

@@ -305,6 +305,25 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
       for (const access of [first.accessToken, second.accessToken]) expect((await verify(access)).ok).toBe(false);
     });
 
+    it('when the store fails as a rotation is written, then nothing of it was: the same refresh token works on retry, as does the code', async () => {
+      // A store outage (redisCall's 503) at the one write that marks the token used and saves its successor.
+      const failOnce = () => {
+        const claimAndPut = store.claimAndPut.bind(store);
+        store.claimAndPut = async () => {
+          store.claimAndPut = claimAndPut;
+          throw new Error('Redis is unavailable');
+        };
+      };
+      const { code, verifier } = await codeWithPkce();
+      failOnce();
+      await expect(redeem(code, verifier)).rejects.toThrow(/Redis is unavailable/);
+      const first = await redeem(code, verifier);
+      failOnce();
+      await expect(refreshWith(first.refreshToken)).rejects.toThrow(/Redis is unavailable/);
+      const second = await refreshWith(first.refreshToken);
+      expect((await verify(second.accessToken)).ok).toBe(true);
+    });
+
     it('when two refreshes with one token race, then one wins and the grant is revoked', async () => {
       const first = await codeFlow();
       const results = await Promise.allSettled([refreshWith(first.refreshToken), refreshWith(first.refreshToken)]);
@@ -534,10 +553,17 @@ describe('what the store holds is bounded', () => {
     const deps: OAuth2Deps = { config: CONFIG, ...memoryDeps(() => now, apps, signingKey) };
     const store: EphemeralStore = deps.store;
     const ttls: Record<string, number> = {};
+    const seen = (key: string, ttlMs: number) => (ttls[key.replace(/:[^:]+$/, ':*')] = ttlMs);
     const put = store.put.bind(store);
     store.put = async (key, value, ttlMs, options) => {
-      ttls[key.replace(/:[^:]+$/, ':*')] = ttlMs;
+      seen(key, ttlMs);
       return put(key, value, ttlMs, options);
+    };
+    const claimAndPut = store.claimAndPut.bind(store);
+    store.claimAndPut = async (claim, then) => {
+      seen(claim.key, claim.ttlMs);
+      seen(then.key, then.ttlMs);
+      return claimAndPut(claim, then);
     };
     const verifier = newVerifier();
     const auth = { clientId: c.appId, clientSecret: c.secret, method: 'basic' };

@@ -1,6 +1,6 @@
 import type { EphemeralStore } from '../../stores/ephemeral-store';
 import type { Clock } from '../clock';
-import { putRecord, readRecord } from '../stored-records';
+import { putRecord, readRecord, recordEntry } from '../stored-records';
 import { storageHash } from './secrets';
 
 /**
@@ -71,6 +71,12 @@ export interface RefreshRecord {
   expiresAt: number;
 }
 
+/** A refresh token about to be issued, and what it will stand for. */
+export interface IssuedRefresh {
+  token: string;
+  record: RefreshRecord;
+}
+
 export interface RefreshUse {
   usedAt: number;
 }
@@ -97,12 +103,17 @@ export class GrantState {
   }
 
   /**
-   * Redeems the code, once: SET NX on its used-mark, so of two replicas (or two
-   * requests) redeeming it at once exactly one wins. False: it was redeemed already.
+   * Redeems the code, once, saving the grant's first refresh token in the same
+   * atomic step: SET NX on its used-mark, so of two replicas (or two requests)
+   * redeeming it at once exactly one wins. False: it was redeemed already.
    */
-  async claimCode(code: string, use: CodeUse, keepMs: number): Promise<boolean> {
-    const won = await putRecord(this.store, KEY.codeUsed(code), use, keepMs, { onlyIfAbsent: true });
-    if (won) await this.store.delete(KEY.code(code));
+  async redeemCode(code: string, use: CodeUse, keepMs: number, refresh: IssuedRefresh): Promise<boolean> {
+    const won = await this.store.claimAndPut(recordEntry(KEY.codeUsed(code), use, keepMs), this.refreshEntry(refresh));
+    if (won) {
+      // Tidying only: the used-mark already refuses the code, and the record expires in a minute.
+      // A failure here must not turn a redemption that happened into an error its client would retry.
+      await this.store.delete(KEY.code(code)).catch(() => undefined);
+    }
     return won;
   }
 
@@ -110,17 +121,21 @@ export class GrantState {
     return readRecord(this.store, KEY.codeUsed(code));
   }
 
-  async saveRefresh(token: string, record: RefreshRecord): Promise<void> {
-    await putRecord(this.store, KEY.refresh(token), record, record.expiresAt - this.clock() + LATE_GRACE_MS);
-  }
 
   findRefresh(token: string): Promise<RefreshRecord | undefined> {
     return readRecord(this.store, KEY.refresh(token));
   }
 
-  /** Uses the refresh token, once (SET NX, as claimCode). False: it was used already. */
-  claimRefresh(token: string, record: RefreshRecord, use: RefreshUse): Promise<boolean> {
-    return putRecord(this.store, KEY.refreshUsed(token), use, record.expiresAt - this.clock() + LATE_GRACE_MS, { onlyIfAbsent: true });
+  /**
+   * Uses the refresh token, once (SET NX, as redeemCode), saving the one that
+   * replaces it in the same atomic step. False: it was used already.
+   */
+  rotateRefresh(token: string, record: RefreshRecord, use: RefreshUse, next: IssuedRefresh): Promise<boolean> {
+    return this.store.claimAndPut(recordEntry(KEY.refreshUsed(token), use, record.expiresAt - this.clock() + LATE_GRACE_MS), this.refreshEntry(next));
+  }
+
+  private refreshEntry({ token, record }: IssuedRefresh) {
+    return recordEntry(KEY.refresh(token), record, record.expiresAt - this.clock() + LATE_GRACE_MS);
   }
 
   refreshUse(token: string): Promise<RefreshUse | undefined> {

@@ -3,7 +3,7 @@ import { issueAccessToken } from './access-token';
 import { authenticateClient } from './client-auth';
 import type { OAuth2Deps } from './deps';
 import { oauthError, quote } from './errors';
-import { GrantState, type RefreshRecord } from './grant-state';
+import { GrantState, type IssuedRefresh, type RefreshRecord } from './grant-state';
 import { requireIssuer } from './issuer';
 import { s256, verifierProblem } from './pkce';
 import { differenceFromNearest } from './redirect-uri';
@@ -97,14 +97,15 @@ async function authorizationCode(
   const scope = requested ? inOrderOf(requested, client.scopes) : granted;
 
   const grantId = newId();
-  if (!(await state.claimCode(request.code, { clientId: client.appId, grantId, redeemedAt: now }, Math.max(lifetimesOf(deps).accessMs, 60_000)))) {
+  const grant = { issuer, client, sub: client.ownerId /* the owner approved, at once */, scope, grantScope: code.scope, grantId };
+  const refresh = newRefresh(deps, grant);
+  if (!(await state.redeemCode(request.code, { clientId: client.appId, grantId, redeemedAt: now }, Math.max(lifetimesOf(deps).accessMs, 60_000), refresh))) {
     // Another request redeemed it between our read and our claim.
     const use = await state.codeUse(request.code);
     if (use) await replayedCode(deps, state, use);
     throw oauthError('invalid_grant', 'The code was already redeemed; codes are single use. Start again at the authorization endpoint.');
   }
-  const sub = client.ownerId; // the owner approved, at once
-  return issueWithRefresh(deps, state, { issuer, client, sub, scope, grantScope: code.scope, grantId });
+  return tokensFor(deps, grant, refresh.token);
 }
 
 /** RFC 7636 4.6, and RFC 9700 2.1.1: a code issued without a challenge refuses a verifier (no PKCE downgrade). */
@@ -168,8 +169,10 @@ async function refresh(deps: OAuth2Deps, state: GrantState, request: oauth.Token
   if (requested) requireSubset(requested, granted, 'of this grant the app still holds', 'Ask for some of them, or leave scope out.');
   const scope = requested ? inOrderOf(requested, client.scopes) : granted;
 
-  if (!(await state.claimRefresh(presented, record, { usedAt: now }))) await reusedRefresh(deps, state, record, now);
-  return issueWithRefresh(deps, state, { issuer, client, sub: record.sub, scope, grantScope: record.grantScope, grantId: record.grantId });
+  const grant = { issuer, client, sub: record.sub, scope, grantScope: record.grantScope, grantId: record.grantId };
+  const next = newRefresh(deps, grant);
+  if (!(await state.rotateRefresh(presented, record, { usedAt: now }, next))) await reusedRefresh(deps, state, record, now);
+  return tokensFor(deps, grant, next.token);
 }
 
 async function reusedRefresh(deps: OAuth2Deps, state: GrantState, record: RefreshRecord, usedAt: number): Promise<never> {
@@ -180,23 +183,29 @@ async function reusedRefresh(deps: OAuth2Deps, state: GrantState, record: Refres
   );
 }
 
-async function issueWithRefresh(
-  deps: OAuth2Deps,
-  state: GrantState,
-  grant: { issuer: string; client: common.AppPrincipal; sub: string; scope: string[]; grantScope: string[]; grantId: string },
-): Promise<oauth.TokenResponse> {
+/** What one grant's tokens stand for. */
+type IssuedGrant = { issuer: string; client: common.AppPrincipal; sub: string; scope: string[]; grantScope: string[]; grantId: string };
+
+/** The refresh token a grant's answer will carry; saved together with the use of the code or token it replaces (GrantState). */
+function newRefresh(deps: OAuth2Deps, grant: IssuedGrant): IssuedRefresh {
   const now = deps.clock();
-  const refreshToken = newRefreshToken();
-  await state.saveRefresh(refreshToken, {
-    grantId: grant.grantId,
-    clientId: grant.client.appId,
-    sub: grant.sub,
-    scope: grant.scope,
-    grantScope: grant.grantScope,
-    issuer: grant.issuer,
-    issuedAt: now,
-    expiresAt: now + deps.config.refreshTokenTtlSeconds * 1000,
-  });
+  return {
+    token: newRefreshToken(),
+    record: {
+      grantId: grant.grantId,
+      clientId: grant.client.appId,
+      sub: grant.sub,
+      scope: grant.scope,
+      grantScope: grant.grantScope,
+      issuer: grant.issuer,
+      issuedAt: now,
+      expiresAt: now + deps.config.refreshTokenTtlSeconds * 1000,
+    },
+  };
+}
+
+/** The answer: a new access token (signed, nothing stored) beside the refresh token already saved. */
+async function tokensFor(deps: OAuth2Deps, grant: IssuedGrant, refreshToken: string): Promise<oauth.TokenResponse> {
   const access = await issueAccessToken(deps, { issuer: grant.issuer, sub: grant.sub, clientId: grant.client.appId, scope: grant.scope, grantId: grant.grantId });
   return { accessToken: access.token, tokenType: 'Bearer', expiresIn: deps.config.accessTokenTtlSeconds, refreshToken, scope: scopeString(grant.scope) };
 }
