@@ -150,6 +150,9 @@ describe('docker-compose.yml', () => {
     expect(environmentOf('identity').REDIS_URL).toBe('redis://redis:6379');
     expect(environmentOf('oauth').REDIS_URL).toBe('redis://redis:6379');
     expect(environmentOf('identity').MONGO_URL).toMatch(/^mongodb:\/\/mongo:27017\//);
+    // What Redis holds (refresh families, revocations, replay memories) survives a restart and `down`, as in the chart.
+    expect(compose.services.redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
+    expect(compose.services.redis.volumes).toEqual(['redis-data:/data']);
   });
 
   it('when the stack starts, then the keys service runs first, once, alone, and writes to the keys volume', () => {
