@@ -359,8 +359,10 @@ describe('credential guard: API', () => {
     expect(results.map((r) => r?.id)).toEqual(Array.from({ length: 5 }, () => ['jwt-foreign-issuer', 'jwt-foreign-issuer', undefined]).flat());
   });
 
-  it('when a 1 MB body is built to make a pattern backtrack, then the scan stays linear (well under a second)', () => {
-    // Not a benchmark (bench/credential-guard.mjs is): a quadratic pattern would take minutes here.
+  it('when a 1 MB body is built to make a pattern backtrack, then the scan stays linear (seconds, not minutes)', () => {
+    // Not a benchmark (bench/credential-guard.mjs is): each scan takes tens of milliseconds on an idle machine, a
+    // quadratic pattern would take minutes. The bound sits far from both, so a busy CI machine (one scan took
+    // 1.0 s beside the chaos suite) cannot fail a guard that is linear, and a backtracking one still fails.
     const hostile = [
       'T3Blbk' + 'FJ ' + ('sk-' + 'a'.repeat(40)).repeat(25_000),
       ('eyJ' + 'a'.repeat(10) + '.' + 'b'.repeat(20) + '.').repeat(30_000),
@@ -374,7 +376,7 @@ describe('credential guard: API', () => {
     for (const text of hostile) {
       const started = process.hrtime.bigint();
       guard.find(text);
-      expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(1000);
+      expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(15_000);
     }
   });
 });
