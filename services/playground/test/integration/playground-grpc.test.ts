@@ -285,7 +285,8 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
       };
       // Two rounds: the second shows nothing accumulates from one upload to the next.
       const figures: string[] = [];
-      const measured: Array<{ rssGrowth: number; medianLiveGrowth: number }> = [];
+      const measured: Array<{ rssGrowth: number; trend: number }> = [];
+      const medianOf = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
       for (const round of [1, 2]) {
         const expected = new Map<string, { size: number; sha256: string }>();
         const liveBefore = live();
@@ -309,18 +310,23 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
         expect(answer.bodyBytes).toBe(25 * MiB);
         expect(answer.parts.slice(1)).toEqual(['a', 'b', 'c'].map((name) => ({ type: 'file', name, filename: `${name}.bin`, contentType: 'application/octet-stream', ...expected.get(name) })));
         const sorted = [...growth].sort((x, y) => x - y);
-        const median = sorted[Math.floor(sorted.length / 2)];
+        const median = medianOf(growth);
         figures.push(
           `round ${round}: RSS ${mb(before.rss)} -> peak ${mb(peakRss)} (+${mb(peakRss - before.rss)}) -> after ${mb(after.rss)} MiB; ` +
             `live heap+buffers after each MiB sent: median +${mb(median)} MiB, max +${mb(sorted.at(-1)!)} MiB over ${growth.length} samples`,
         );
-        measured.push({ rssGrowth: peakRss - before.rss, medianLiveGrowth: median });
+        // What grows with the bytes sent: the later half's median over the earlier half's.
+        const half = Math.floor(growth.length / 2);
+        measured.push({ rssGrowth: peakRss - before.rss, trend: medianOf(growth.slice(half)) - medianOf(growth.slice(0, half)) });
       }
       console.log(`25 MiB upload, 400 chunks of 64 KiB, client and server in one process:\n${figures.join('\n')}`);
-      // Generous bounds for a busy machine. Holding the body would grow live memory by 1 MiB per MiB sent (median about 13 MiB).
+      // Holding the body would grow live memory by 1 MiB per MiB sent: the later half of the samples about 12 MiB above
+      // the earlier. What is merely in flight (flow-control windows, a chunk being hashed) is bounded however far
+      // the sender runs ahead, so it shows as a level, not a trend: on a busy machine that level rose to 6.6 MiB,
+      // which a bound on the level itself (6 MiB) mistook for holding.
       for (const round of measured) {
         expect(round.rssGrowth).toBeLessThan(64 * MiB);
-        expect(round.medianLiveGrowth).toBeLessThan(6 * MiB);
+        expect(round.trend).toBeLessThan(5 * MiB);
       }
     });
 
