@@ -165,6 +165,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     throttle: new SignInThrottle(stores.signIn),
     hasher: new PasswordHasher(config.passwordHashing),
     tokens: new SessionTokens(keys.session, config.sessionTtlSeconds, external),
+    signUp: config.signUp,
   });
   const apps = new AppService({ apps: stores.apps, logs: stores.logs, crypto, onChange: () => verifier.invalidate() });
   const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds } from '@sandbox/runtime';
+import type { SignUpPolicy } from './domain/sign-up-policy';
 
 const seconds = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -24,6 +25,18 @@ const schema = z
       .string()
       .optional()
       .transform((v) => (v === '' ? undefined : v)),
+    /** Who may sign up with a password: anyone, only emails at SIGNUP_DOMAINS, or nobody (docs/identity.md). */
+    SIGNUP: z.enum(['open', 'domain', 'closed'], { message: 'must be open, domain or closed' }).default('open'),
+    /** With SIGNUP=domain: the email domains allowed, comma-separated, each exactly (a subdomain is listed on its own). */
+    SIGNUP_DOMAINS: z
+      .string()
+      .optional()
+      .transform((v) => (v ?? '').split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== ''))
+      .refine((domains) => domains.every((d) => /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/.test(d)), {
+        message: 'must be email domains separated by commas (example.edu,example.org)',
+      }),
+    /** false: accounts with a password cannot sign in (people sign in through the identity provider). */
+    LOCAL_SIGN_IN: env.bool(true),
     REQUEST_LOG_CAP_PER_APP: z.coerce.number().int().min(1).max(100_000).default(1000),
     /**
      * How long a verification answer may be reused in this process. The gateway
@@ -49,6 +62,9 @@ const schema = z
         if (!v[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when MONGO_URL is set' });
       }
     }
+    if (v.SIGNUP === 'domain' && v.SIGNUP_DOMAINS.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['SIGNUP_DOMAINS'], message: 'is required with SIGNUP=domain: the email domains that may sign up' });
+    }
     const idp = ['EXTERNAL_IDP_ISSUER', 'EXTERNAL_IDP_JWKS_URL', 'EXTERNAL_IDP_AUDIENCE'] as const;
     const given = idp.filter((name) => v[name] !== undefined);
     if (given.length > 0 && given.length < idp.length) {
@@ -68,6 +84,7 @@ const schema = z
       v.EXTERNAL_IDP_ISSUER && v.EXTERNAL_IDP_JWKS_URL && v.EXTERNAL_IDP_AUDIENCE
         ? { issuer: v.EXTERNAL_IDP_ISSUER, jwksUrl: v.EXTERNAL_IDP_JWKS_URL, audience: v.EXTERNAL_IDP_AUDIENCE }
         : undefined,
+    signUp: signUpPolicy(v.SIGNUP, v.SIGNUP_DOMAINS, v.LOCAL_SIGN_IN),
     requestLogCapPerApp: v.REQUEST_LOG_CAP_PER_APP,
     passwordHashing: { concurrency: v.PASSWORD_HASH_CONCURRENCY, maxWaiting: v.PASSWORD_HASH_QUEUE },
     verificationCacheMs: v.VERIFICATION_CACHE_MS,
@@ -75,6 +92,10 @@ const schema = z
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     metrics: metricsListen(v, 'IDENTITY_'),
   }));
+
+function signUpPolicy(mode: 'open' | 'domain' | 'closed', domains: string[], localSignIn: boolean): SignUpPolicy {
+  return mode === 'domain' ? { mode, domains, localSignIn } : { mode, localSignIn };
+}
 
 export type IdentityConfig = z.output<typeof schema>;
 export const loadIdentityConfig = (source: NodeJS.ProcessEnv = process.env): IdentityConfig => loadConfig(schema, source);

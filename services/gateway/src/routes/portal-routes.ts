@@ -150,8 +150,8 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
   /** A route for the signed-in user. */
   const portal = (spec: RouteSpec) => account({ auth: ['portal_session'], ...spec });
 
-  const register = { body: credentialsBody, responses: answer('The account exists; signed in.', sessionSchema, 201), refusals: { 409: 'An account with this email exists.', ...throttled } };
-  const login = { body: credentialsBody, responses: answer('Signed in.', sessionSchema), refusals: { 401: 'The email and password do not match an account.', ...throttled } };
+  const register = { body: credentialsBody, responses: answer('The account exists; signed in.', sessionSchema, 201), refusals: { 403: 'Sign-up is closed, or kept to some email domains, on this sandbox (SIGNUP): the message says what is allowed.', 409: 'An account with this email exists.', ...throttled } };
+  const login = { body: credentialsBody, responses: answer('Signed in.', sessionSchema), refusals: { 401: 'The email and password do not match an account.', 403: 'Sign-in with a password is switched off on this sandbox (LOCAL_SIGN_IN).', ...throttled } };
   const createApp = { body: createAppBody, responses: answer('The app, with its credentials: shown in this answer only.', issuedApp, 201) };
   const getApp = { params: appPath, responses: answer('The app.', appSchema) };
   const deleteApp = {

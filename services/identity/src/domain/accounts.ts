@@ -7,6 +7,7 @@ import { LIMITS } from './limits';
 import type { PasswordHasher } from './passwords';
 import { SessionTokens } from './session-tokens';
 import type { SignInThrottle } from './sign-in-throttle';
+import { checkLocalSignIn, checkSignUp, OPEN_SIGN_UP, type SignUpPolicy } from './sign-up-policy';
 import { checkPassword, normalizeEmail } from './validation';
 
 export interface SignedIn {
@@ -21,6 +22,8 @@ export interface AccountDeps {
   throttle: SignInThrottle;
   hasher: PasswordHasher;
   tokens: SessionTokens;
+  /** Who may sign up and sign in with a password (sign-up-policy.ts); open by default. */
+  signUp?: SignUpPolicy;
   now?: () => Date;
 }
 
@@ -33,13 +36,16 @@ const badCredentials = () => unauthenticated('invalid_credentials', 'The email o
 /** Portal accounts and their sessions. */
 export class AccountService {
   private readonly now: () => Date;
+  private readonly signUp: SignUpPolicy;
 
   constructor(private readonly deps: AccountDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.signUp = deps.signUp ?? OPEN_SIGN_UP;
   }
 
   async register(emailInput: string, password: string): Promise<SignedIn> {
     const email = normalizeEmail(emailInput);
+    checkSignUp(this.signUp, email);
     checkPassword(password);
     const user: UserRecord = {
       id: newResourceId(),
@@ -64,6 +70,7 @@ export class AccountService {
    * nobody elsewhere can lock the owner out (docs/security.md).
    */
   async login(emailInput: string, password: string, clientAddress: string): Promise<SignedIn> {
+    checkLocalSignIn(this.signUp);
     const email = normalizeEmail(emailInput);
     if (password === '') throw invalidArgument('password_required', 'password is required.');
     if ([...password].length > LIMITS.passwordMax) throw badCredentials();

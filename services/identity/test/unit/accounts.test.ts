@@ -5,6 +5,7 @@ import { AccountService } from '../../src/domain/accounts';
 import { PasswordHasher } from '../../src/domain/passwords';
 import { SessionTokens } from '../../src/domain/session-tokens';
 import { SignInThrottle } from '../../src/domain/sign-in-throttle';
+import type { SignUpPolicy } from '../../src/domain/sign-up-policy';
 import { MemorySessionStore } from '../../src/stores/memory-session-store';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { signInLimiters } from '../../src/stores/sign-in-limiters';
@@ -20,7 +21,7 @@ describe('AccountService', () => {
   let sessions: MemorySessionStore;
   let accounts: AccountService;
   let waits: number[];
-  const build = (hasher = new PasswordHasher({ log2N: 10 })) => {
+  const build = (hasher = new PasswordHasher({ log2N: 10 }), signUp?: SignUpPolicy) => {
     const clock = () => now;
     return new AccountService({
       users,
@@ -28,6 +29,7 @@ describe('AccountService', () => {
       throttle: new SignInThrottle(signInLimiters(), async (ms) => void waits.push(ms)),
       hasher,
       tokens: new SessionTokens(randomBytes(32), 3600, { issuer: ISSUER, audience: 'portal', keys: idpKeys }, clock),
+      signUp,
       now: clock,
     });
   };
@@ -65,6 +67,35 @@ describe('AccountService', () => {
     expect(JSON.stringify(stored)).not.toContain('correct horse');
     expect(session.expiresAt.toISOString()).toBe('2030-01-01T01:00:00.000Z');
     await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ id: user.id, email: 'ada@example.com' });
+  });
+
+  describe('the sign-up policy', () => {
+    it('when sign-up is closed, then a password sign-up is refused, saying what to do; existing accounts still sign in', async () => {
+      await accounts.register('ada@example.com', 'correct horse');
+      const closed = build(undefined, { mode: 'closed', localSignIn: true });
+      expect(await refusalOf(closed.register('bob@example.com', 'correct horse'))).toEqual({
+        status: 7,
+        code: 'signup_closed',
+        message: expect.stringMatching(/closed on this sandbox: ask whoever runs it for access, or sign in through its identity provider/),
+      });
+      await expect(closed.login('ada@example.com', 'correct horse', HERE)).resolves.toMatchObject({ user: { email: 'ada@example.com' } });
+      expect(await users.findByKey('password:bob@example.com')).toBeUndefined();
+    });
+
+    it('when sign-up is kept to domains, then only those exact domains may sign up, and the refusal names them', async () => {
+      const domain = build(undefined, { mode: 'domain', domains: ['example.edu'], localSignIn: true });
+      await expect(domain.register('Ada@Example.EDU', 'correct horse')).resolves.toMatchObject({ user: { email: 'ada@example.edu' } });
+      for (const email of ['bob@example.org', 'bob@student.example.edu']) {
+        expect(await refusalOf(domain.register(email, 'correct horse'))).toMatchObject({ code: 'signup_domain_not_allowed', message: expect.stringContaining('example.edu') });
+      }
+    });
+
+    it('when local sign-in is off, then a password sign-in is refused before anything is counted; the identity provider still signs people in', async () => {
+      await accounts.register('ada@example.com', 'correct horse');
+      const idpOnly = build(undefined, { mode: 'closed', localSignIn: false });
+      expect(await refusalOf(idpOnly.login('ada@example.com', 'correct horse', HERE))).toMatchObject({ status: 7, code: 'local_sign_in_disabled' });
+      await expect(idpOnly.verifySession(await externalToken('sub-1', 'carol@example.com'))).resolves.toMatchObject({ email: 'carol@example.com' });
+    });
   });
 
   it('when the email is already registered (in any case), then email_taken', async () => {

@@ -24,6 +24,15 @@ describe('identity configuration', () => {
     expect(config.redisUrl).toBeUndefined();
   });
 
+  it('when SIGNUP is set, then the policy follows; domain needs its domains, each checked and lower-cased', () => {
+    expect(loadIdentityConfig({}).signUp).toEqual({ mode: 'open', localSignIn: true });
+    expect(loadIdentityConfig({ SIGNUP: 'closed', LOCAL_SIGN_IN: 'false' }).signUp).toEqual({ mode: 'closed', localSignIn: false });
+    expect(loadIdentityConfig({ SIGNUP: 'domain', SIGNUP_DOMAINS: ' Example.EDU, example.org ' }).signUp).toEqual({ mode: 'domain', domains: ['example.edu', 'example.org'], localSignIn: true });
+    expect(configError({ SIGNUP: 'domain' })).toMatch(/^invalid configuration: SIGNUP_DOMAINS: is required with SIGNUP=domain/);
+    expect(configError({ SIGNUP: 'domain', SIGNUP_DOMAINS: '@example.edu' })).toMatch(/SIGNUP_DOMAINS: must be email domains/);
+    expect(configError({ SIGNUP: 'invite' })).toMatch(/SIGNUP: must be open, domain or closed/);
+  });
+
   it('when REDIS_URL is set, then sign-in counts go to that Redis; an empty value is unset, another scheme refused', () => {
     expect(loadIdentityConfig({ REDIS_URL: 'redis://cache:6379' }).redisUrl).toBe('redis://cache:6379');
     expect(loadIdentityConfig({ REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380');
