@@ -248,12 +248,14 @@ describe.each([
         if (SECRET_KEYS.includes(e.name)) expect({ name: e.name, ref: e.valueFrom?.secretKeyRef?.key }).toEqual({ name: e.name, ref: e.name });
       }
     }
-    const wanted = { identity: ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY'], oauth: ['REDIS_URL', 'JWT_SIGNING_KEY'], data: ['PAGE_TOKEN_KEY'] };
+    const wanted = { identity: ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY'], oauth: ['REDIS_URL', 'JWT_SIGNING_KEY'], data: ['PAGE_TOKEN_KEY'], gateway: ['REDIS_URL'] };
     for (const [service, keys] of Object.entries(wanted)) {
       const env = envOf(containerOf(manifests, service));
       for (const key of keys) expect({ service, key, ref: env[key]?.valueFrom?.secretKeyRef }).toEqual({ service, key, ref: { name: expect.any(String), key } });
     }
-    for (const service of ['gateway', 'playground']) expect(containerOf(manifests, service).env.filter((e: Manifest) => e.valueFrom)).toEqual([]);
+    // The gateway reads only the store URL of its fair-share counts; no key.
+    expect(containerOf(manifests, 'gateway').env.filter((e: Manifest) => e.valueFrom).map((e: Manifest) => e.name)).toEqual(['REDIS_URL']);
+    expect(containerOf(manifests, 'playground').env.filter((e: Manifest) => e.valueFrom)).toEqual([]);
   });
 
   it('when rendered, then a deny-all policy covers every pod of the release', () => {
@@ -299,6 +301,8 @@ describe.each([
         .spec.egress.flatMap((rule: Manifest) => rule.ports.map((p: Manifest) => `${p.protocol}/${p.port}`))
         .sort();
     expect(egressPorts('data')).toEqual(['TCP/53', 'UDP/53']);
+    // gateway: its peers, and (stores not in memory) Redis for the fair-share counts.
+    expect(egressPorts('gateway')).toEqual(expect.arrayContaining(['TCP/50051', 'TCP/50054', 'TCP/53', 'TCP/6379', 'UDP/53']));
     expect(egressPorts('oauth')).toEqual(['TCP/50051', 'TCP/53', 'TCP/6379', 'UDP/53']);
     // identity: MongoDB for its records, Redis for the sign-in throttle's shared counts.
     expect(egressPorts('identity')).toEqual(expect.arrayContaining(['TCP/27017', 'TCP/53', 'TCP/6379', 'UDP/53']));
@@ -483,13 +487,13 @@ describe('the chart with its in-cluster stores (the default)', () => {
     expect(decodeURIComponent(new URL(stores.MONGO_URL!).password)).toBe(stores['mongodb-password']);
     expect(new URL(stores.REDIS_URL!)).toMatchObject({ protocol: 'redis:', hostname: `${PREFIX}-redis`, port: '6379' });
     expect(decodeURIComponent(new URL(stores.REDIS_URL!).password)).toBe(stores['redis-password']);
-    for (const [service, keys] of [['identity', ['MONGO_URL', 'REDIS_URL']], ['oauth', ['REDIS_URL']]] as const) {
+    for (const [service, keys] of [['identity', ['MONGO_URL', 'REDIS_URL']], ['oauth', ['REDIS_URL']], ['gateway', ['REDIS_URL']]] as const) {
       for (const key of keys) expect(envOf(containerOf(manifests, service))[key]?.valueFrom.secretKeyRef).toEqual({ name: `${PREFIX}-stores`, key });
     }
   });
 
-  it('when rendered, then MongoDB admits only identity and Redis only identity and oauth, and neither reaches anything', () => {
-    const callers = { mongodb: ['identity'], redis: ['identity', 'oauth'] };
+  it('when rendered, then MongoDB admits only identity and Redis only the gateway, identity and oauth, and neither reaches anything', () => {
+    const callers = { mongodb: ['identity'], redis: ['gateway', 'identity', 'oauth'] };
     for (const [store, port] of Object.entries(STORES)) {
       const policy = named(manifests, 'NetworkPolicy', `${PREFIX}-${store}`);
       expect(policy.spec.podSelector.matchLabels).toEqual(componentSelector(store));
@@ -501,7 +505,7 @@ describe('the chart with its in-cluster stores (the default)', () => {
     }
   });
 
-  it('when rendered, then identity and oauth may reach the store pods on the store ports only', () => {
+  it('when rendered, then the gateway, identity and oauth may reach the store pods on the store ports only', () => {
     const storeEgress = (service: string) =>
       (named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.egress as Manifest[])
         .filter((rule) => (rule.to ?? []).some((peer: Manifest) => peer.podSelector?.matchLabels?.['app.kubernetes.io/component'] in STORES))
@@ -511,8 +515,9 @@ describe('the chart with its in-cluster stores (the default)', () => {
       { to: 'redis', ports: [{ port: 6379, protocol: 'TCP' }] },
     ]);
     expect(storeEgress('oauth')).toEqual([{ to: 'redis', ports: [{ port: 6379, protocol: 'TCP' }] }]);
+    expect(storeEgress('gateway')).toEqual([{ to: 'redis', ports: [{ port: 6379, protocol: 'TCP' }] }]);
     // No rule open to any address on a store port.
-    for (const service of ['identity', 'oauth']) {
+    for (const service of ['gateway', 'identity', 'oauth']) {
       for (const rule of named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.egress) expect(rule.to).toBeDefined();
     }
   });
@@ -530,7 +535,7 @@ describe('stores brought by the team (stores.mode external) or none (memory)', (
     const manifests = render(['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.data.replicas=3']);
     expect(ofKind(manifests, 'StatefulSet')).toEqual([]);
     expect(ofKind(manifests, 'Secret').map((s) => s.metadata.name)).toEqual([`${PREFIX}-secrets`]);
-    for (const service of ['identity', 'oauth']) {
+    for (const service of ['gateway', 'identity', 'oauth']) {
       const env = envOf(containerOf(manifests, service));
       expect({ service, mongo: env.MONGO_URL, redis: env.REDIS_URL }).toEqual({ service, mongo: undefined, redis: undefined });
       const ports = named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.egress.flatMap((r: Manifest) => r.ports.map((p: Manifest) => p.port));
@@ -539,6 +544,60 @@ describe('stores brought by the team (stores.mode external) or none (memory)', (
     }
     expect(deployment(manifests, 'data').spec.replicas).toBe(3);
     expect(envOf(containerOf(manifests, 'data')).PAGE_TOKEN_KEY?.valueFrom.secretKeyRef.name).toBe(`${PREFIX}-secrets`);
+  });
+});
+
+describe('the gateway\'s fair-share limits', () => {
+  const plain = (manifests: Manifest[]) => Object.fromEntries(Object.entries(envOf(containerOf(manifests, 'gateway'))).map(([name, e]) => [name, e.value ?? e.valueFrom]));
+
+  it('when rendered with the chart\'s values, then each app gets 50 requests a second with bursts of 100, each address its own budget, slow requests are capped, and the counts are in Redis', () => {
+    const env = plain(render());
+    expect(env).toMatchObject({
+      RATE_LIMIT_APP_PER_SECOND: '50',
+      RATE_LIMIT_APP_BURST: '100',
+      RATE_LIMIT_ADDRESS_PER_SECOND: '200',
+      RATE_LIMIT_ADDRESS_BURST: '400',
+      RATE_LIMIT_EXEMPT_APPS: '',
+      RATE_LIMIT_APP_OVERRIDES: '',
+      SLOW_REQUESTS_PER_APP: '10',
+      SLOW_REQUESTS_PER_ADDRESS: '100',
+      REDIS_URL: { secretKeyRef: { name: `${PREFIX}-stores`, key: 'REDIS_URL' } },
+    });
+  });
+
+  it('when an operator exempts an app and raises another\'s limit, then the gateway reads both, rates as the processes parse them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rate-limits-'));
+    const values = join(dir, 'values.yaml');
+    writeFileSync(
+      values,
+      [
+        'gateway:',
+        '  rateLimits:',
+        '    exemptApps: [app_loadtestloadtestloadte]',
+        '    appOverrides:',
+        '      app_AAAAAAAAAAAAAAAAAAAAAA: {perSecond: 0.5, burst: 3}',
+        '      app_BBBBBBBBBBBBBBBBBBBBBB: {perSecond: 1000000, burst: 2000000}',
+        '',
+      ].join('\n'),
+    );
+    try {
+      expect(plain(render(['-f', values]))).toMatchObject({
+        RATE_LIMIT_EXEMPT_APPS: 'app_loadtestloadtestloadte',
+        RATE_LIMIT_APP_OVERRIDES: 'app_AAAAAAAAAAAAAAAAAAAAAA=0.5:3,app_BBBBBBBBBBBBBBBBBBBBBB=1000000:2000000',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['an exempt app that is not an App ID', ['--set', 'gateway.rateLimits.exemptApps={load-test}'], '/gateway/rateLimits/exemptApps/0'],
+    ['a negative burst', ['--set', 'gateway.rateLimits.app.burst=-1'], '/gateway/rateLimits/app/burst'],
+    ['an unknown key', ['--set', 'gateway.rateLimits.perMinute=1'], "additional properties 'perMinute' not allowed"],
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
+    const { status, stderr } = helm(['template', RELEASE, CHART, ...args]);
+    expect(status).not.toBe(0);
+    expect(stderr).toContain(message);
   });
 });
 

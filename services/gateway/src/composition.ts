@@ -8,6 +8,9 @@ import { createAuthSchemes } from './auth/schemes';
 import { closeBackendClients, createBackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
+import { buildFairShare } from './fair-share/build-fair-share';
+import type { LimitOverrides } from './fair-share/limit-overrides';
+import type { Clock } from './fair-share/token-bucket';
 import { CredentialGuard } from './guard/credential-guard';
 import { RequestScreen } from './guard/screen';
 import { answerClientError, answerConnect } from './http/client-error';
@@ -36,7 +39,15 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-export async function start(config: GatewayConfig): Promise<RunningGateway> {
+/** What a test (or, later, the admin API) may give the gateway besides its configuration. */
+export interface StartOptions {
+  /** The fair-share limiter's clock (default Date.now): a test moves it instead of sleeping. */
+  clock?: Clock;
+  /** Per-app exemptions and limits (default: RATE_LIMIT_EXEMPT_APPS and RATE_LIMIT_APP_OVERRIDES). */
+  overrides?: LimitOverrides;
+}
+
+export async function start(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const logger = createLogger('gateway', config.logLevel);
   const registry = createMetricsRegistry();
   const metrics = new GatewayMetrics(registry);
@@ -61,7 +72,8 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
     metrics,
   };
   const router = new Router(buildRoutes(deps));
-  const dispatch = createDispatch(router, authenticator, screen, logger);
+  const limits = buildFairShare(config.fairShare, { logger, clock: options.clock, overrides: options.overrides });
+  const dispatch = createDispatch(router, authenticator, screen, logger, limits.fairShare);
   // Batch items are logged as requests, but counted only as part of their batch's one HTTP request.
   runBatch = createBatchRunner(dispatch, edge, onFinished);
   const pages = await staticPages(config.portalDevServerUrl, logger);
@@ -119,6 +131,7 @@ export async function start(config: GatewayConfig): Promise<RunningGateway> {
       await requestLogs.stop();
       accessLog.stop();
       closeBackendClients(clients);
+      limits.close();
       await metricsServer?.stop();
       logger.info('stopped');
     },

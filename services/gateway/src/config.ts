@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { allPeerVariables, env, loadConfig, metricsListen, metricsVariables, peerAddresses } from '@sandbox/runtime';
+import { allPeerVariables, env, loadConfig, metricsListen, metricsVariables, peerAddresses, replicaCount } from '@sandbox/runtime';
+import type { BucketPolicy } from './fair-share/token-bucket';
+
+/** A rate in requests a second (decimals allowed: 0.1 is one every 10 s); unset, empty or 0: off. */
+const rate = () => z.coerce.number().min(0).max(1_000_000).default(0);
+/** A burst, or a cap on requests at once: a whole number; unset, empty or 0: off. */
+const count = () => z.coerce.number().int().min(0).max(10_000_000).default(0);
+/** An App ID as identity issues them (app_ and 22 characters); a typo here would exempt nobody. */
+const APP_ID = /^app_[A-Za-z0-9_-]{22}$/;
+/** RATE_LIMIT_APP_OVERRIDES: `app_x=500:1000,app_y=5:10` (requests a second : burst). */
+const OVERRIDE = /^(app_[A-Za-z0-9_-]{22})=(\d+(?:\.\d+)?):(\d+)$/;
+const list = (text: string | undefined) => (text ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+/** REPLICAS and GATEWAY_REPLICAS, as the launcher sets them: only read to refuse a shared budget counted per replica. */
+const replicas = () => z.coerce.number().int().min(1).optional().or(z.literal('').transform(() => undefined));
 
 const schema = z
   .object({
@@ -36,6 +49,27 @@ const schema = z
     /** Testing aid: every answer appended to this file as a JSON line, for the contract tests (answers hold credentials: tests only). */
     RESPONSE_RECORD_FILE: z.string().optional(),
     LOG_LEVEL: env.logLevel(),
+    /** Fair share (fair-share/): token buckets per app and per client address, and caps on slow requests at once. */
+    RATE_LIMIT_APP_PER_SECOND: rate(),
+    RATE_LIMIT_APP_BURST: count(),
+    RATE_LIMIT_ADDRESS_PER_SECOND: rate(),
+    RATE_LIMIT_ADDRESS_BURST: count(),
+    RATE_LIMIT_EXEMPT_APPS: z
+      .string()
+      .optional()
+      .refine((v) => list(v).every((id) => APP_ID.test(id)), { message: 'must be App IDs (app_ and 22 letters, digits, _ or -) separated by commas' }),
+    RATE_LIMIT_APP_OVERRIDES: z
+      .string()
+      .optional()
+      .refine((v) => list(v).every((item) => OVERRIDE.test(item) && Number(OVERRIDE.exec(item)![2]) > 0 && Number(OVERRIDE.exec(item)![3]) > 0), {
+        message: 'must be APP_ID=PER_SECOND:BURST entries separated by commas, e.g. app_…=500:1000, both above 0',
+      }),
+    SLOW_REQUESTS_PER_APP: count(),
+    SLOW_REQUESTS_PER_ADDRESS: count(),
+    /** Where the fair-share counts live, shared by every gateway replica; unset: in this process. */
+    REDIS_URL: env.optionalUrl(['redis', 'rediss']),
+    REPLICAS: replicas(),
+    GATEWAY_REPLICAS: replicas(),
     /** The metrics listener (GET /metrics), on a port of its own; unset port: none. */
     ...metricsVariables(''),
     ...allPeerVariables(),
@@ -43,6 +77,27 @@ const schema = z
   .refine((v) => Boolean(v.TLS_CERT_FILE) === Boolean(v.TLS_KEY_FILE), {
     message: 'TLS_CERT_FILE and TLS_KEY_FILE must be set together',
     path: ['TLS_CERT_FILE'],
+  })
+  .superRefine((v, ctx) => {
+    for (const [perSecond, burst] of [
+      ['RATE_LIMIT_APP_PER_SECOND', 'RATE_LIMIT_APP_BURST'],
+      ['RATE_LIMIT_ADDRESS_PER_SECOND', 'RATE_LIMIT_ADDRESS_BURST'],
+    ] as const) {
+      if ((v[perSecond] > 0) !== (v[burst] > 0)) ctx.addIssue({ code: 'custom', path: [v[perSecond] > 0 ? burst : perSecond], message: `${perSecond} and ${burst} turn one limiter on together: set both above 0, or neither` });
+    }
+    const exempt = new Set(list(v.RATE_LIMIT_EXEMPT_APPS));
+    const both = list(v.RATE_LIMIT_APP_OVERRIDES).find((item) => exempt.has(item.split('=')[0]!));
+    if (both) ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_APP_OVERRIDES'], message: `${both.split('=')[0]} is also in RATE_LIMIT_EXEMPT_APPS: give an app one or the other` });
+    // As REPLICA_NEEDS does for the services: budgets counted in each replica's memory would be multiplied by the replicas.
+    const limited = v.RATE_LIMIT_APP_PER_SECOND > 0 || v.RATE_LIMIT_ADDRESS_PER_SECOND > 0 || v.RATE_LIMIT_APP_OVERRIDES || v.SLOW_REQUESTS_PER_APP > 0 || v.SLOW_REQUESTS_PER_ADDRESS > 0;
+    const { count: gateways, variable } = replicaCount(v, 'gateway');
+    if (limited && gateways > 1 && !v.REDIS_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['REDIS_URL'],
+        message: `is required with ${gateways} gateway replicas (${variable}=${gateways}) when a rate limit or slow-request cap is set: without it each gateway counts on its own, multiplying every budget`,
+      });
+    }
   })
   .transform((v) => ({
     port: v.PORT,
@@ -67,7 +122,23 @@ const schema = z
     trustedIssuers: [v.PUBLIC_BASE_URL, v.EXTERNAL_IDP_ISSUER].filter((url): url is string => Boolean(url)),
     peers: peerAddresses(v),
     grpcTransport: v.GRPC_TRANSPORT,
+    fairShare: {
+      app: bucket('app', v.RATE_LIMIT_APP_PER_SECOND, v.RATE_LIMIT_APP_BURST),
+      address: bucket('address', v.RATE_LIMIT_ADDRESS_PER_SECOND, v.RATE_LIMIT_ADDRESS_BURST),
+      exemptApps: list(v.RATE_LIMIT_EXEMPT_APPS),
+      appOverrides: new Map(
+        list(v.RATE_LIMIT_APP_OVERRIDES).map((item) => {
+          const [, appId, perSecond, burst] = OVERRIDE.exec(item)!;
+          return [appId!, { perSecond: Number(perSecond), burst: Number(burst) }] as const;
+        }),
+      ),
+      slowPerApp: v.SLOW_REQUESTS_PER_APP,
+      slowPerAddress: v.SLOW_REQUESTS_PER_ADDRESS,
+      redisUrl: v.REDIS_URL,
+    },
   }));
+
+const bucket = (name: BucketPolicy['name'], perSecond: number, burst: number): BucketPolicy | undefined => (perSecond > 0 && burst > 0 ? { name, perSecond, burst } : undefined);
 
 /** 512kb, 1mb... as bytes (the suffixes BODY_LIMIT accepts). */
 function sizeInBytes(size: string): number {

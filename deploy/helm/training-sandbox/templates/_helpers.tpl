@@ -8,7 +8,8 @@ gateway:
   protocol: http
   peers: [identity, oauth, data, playground]
   secretKeys: []
-  stores: []
+  # Redis: the fair-share counts (rate limits, slow requests), shared by every gateway replica.
+  stores: [redis]
 identity:
   protocol: grpc
   peers: []
@@ -233,6 +234,11 @@ Redis's configuration (it carries the password, so it is secret too).
 {{/* The gRPC target its callers use: every pod of a headless Service, round-robin. */}}
 {{- define "ts.grpcTarget" -}}
 {{- printf "dns:///%s:%d" (include "ts.componentName" .) (include "ts.grpcPort" . | int) -}}
+{{- end -}}
+
+{{/* A number as the processes parse it: whole numbers as integers (YAML's 1000000 would otherwise print as 1e+06). */}}
+{{- define "ts.number" -}}
+{{- if eq (float64 .) (float64 (int64 .)) -}}{{ int64 . }}{{- else -}}{{ . }}{{- end -}}
 {{- end -}}
 
 {{- define "ts.trustProxy" -}}

@@ -53,6 +53,7 @@ export function createBatchRunner(dispatch: Dispatch, edge: EdgeOptions, onFinis
         (abort) => ctx.signal.addEventListener('abort', abort, { once: true }),
       );
       itemCtx.budgetEndsAt = endsAt;
+      itemCtx.batch = ctx;
       const reply = await dispatch(itemCtx);
       onFinished(itemCtx, reply.status);
       results.push(await resultOf(reply));

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Cancellation, type CallOptionsLite, type CancelSignal } from '@sandbox/runtime';
 import type { Credential, SchemeName } from '../auth/scheme';
+import type { LimitItem } from '../fair-share/rate-limit-fields';
 import type { Input } from './contract';
 import { badRequest } from './errors';
 import { publicBaseUrl, type PublicUrlOptions } from './public-url';
@@ -65,6 +66,10 @@ export class RouteContext {
   body?: unknown;
   /** The request as the route's contract validated it (contract.ts), before its handler runs. */
   input?: Input;
+  /** The batch this request is an item of: the item comes from the batch's address, and runs inside its slow-request slot. */
+  batch?: RouteContext;
+  /** The fair-share budgets this request spent (fair-share/), written on its answer as the RateLimit fields. */
+  rateLimits?: LimitItem[];
   private parsedQuery?: URLSearchParams;
   private cancellation?: Cancellation;
   private base?: string;
@@ -108,9 +113,11 @@ export class RouteContext {
   /**
    * The client's address: the peer's, or behind a trusted proxy the last
    * X-Forwarded-For entry, which that proxy wrote (earlier entries are the
-   * client's own word and could name anyone).
+   * client's own word and could name anyone); a batch item's is its batch's.
    */
   get clientAddress(): string {
+    // An item's own headers must not move it to another address (X-Forwarded-For in a batch item is the learner's word).
+    if (this.batch) return this.batch.clientAddress;
     const peer = this.request.socket?.remoteAddress ?? '';
     if (!this.options.trustProxy) return peer;
     const forwarded = this.headers['x-forwarded-for'];

@@ -1,5 +1,7 @@
 import { AppError, type Logger } from '@sandbox/runtime';
 import type { Authenticator } from '../auth/authenticate';
+import type { FairShare } from '../fair-share/fair-share';
+import { writeLimitFields } from '../fair-share/rate-limit-fields';
 import { whenReady, type MaybePromise } from '../maybe-async';
 import { readBody } from './body';
 import type { RouteContext } from './context';
@@ -20,17 +22,19 @@ export type Dispatch = (ctx: RouteContext, matched?: Matched) => MaybePromise<Re
 
 /**
  * The gateway's one request pipeline: screen the request for production
- * credentials, match the row, answer OPTIONS and 405 from the table,
- * authenticate with the row's schemes, read the body its mode declares (and
+ * credentials, match the row, answer OPTIONS and 405 from the table, spend
+ * the client address's budget (a rate-limited row, when limits are
+ * configured), authenticate with the row's schemes, spend the app's budget,
+ * take a slow-request slot (a slow row), read the body its mode declares (and
  * screen it), run its handler, render any failure in its error format, and add
- * what every answer carries (request id, CORS, no-store). The HTTP server
- * calls it for every request; so can a batch item or a test.
+ * what every answer carries (request id, CORS, no-store, RateLimit fields).
+ * The HTTP server calls it for every request; so can a batch item or a test.
  *
  * A request whose credential is remembered and whose handler answers from
  * memory (the cached data page) runs synchronously end to end: no promise, no
  * microtask (see maybe-async.ts).
  */
-export function createDispatch(router: Router, authenticator: Authenticator, screen: RequestScreen, logger: Logger): Dispatch {
+export function createDispatch(router: Router, authenticator: Authenticator, screen: RequestScreen, logger: Logger, fairShare?: FairShare): Dispatch {
   const fail = (ctx: RouteContext, error: unknown): Reply => {
     if (error instanceof AppError) ctx.failure = `${error.code}: ${error.message}`;
     return errorReply(error, ctx.route?.errors ?? 'api', ctx.requestId, logger, { method: ctx.method, path: ctx.path });
@@ -47,21 +51,28 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
     const { route } = matched;
     ctx.route = route;
     ctx.setParams(matched.params);
-    const authenticated = route.auth.length ? authenticator.authenticate(ctx, route.auth) : undefined;
+    const limits = route.rateLimited ? fairShare : undefined;
+    // The address's budget before the credential is checked, so that refused credentials are counted too.
+    const admitted = limits?.admitAddress(ctx);
+    const verify = () => (route.auth.length ? authenticator.authenticate(ctx, route.auth) : undefined);
+    const authenticated = limits ? whenReady(whenReady(admitted, verify), () => limits.admitApp(ctx)) : verify();
     const { contract } = route;
     // The request line is checked after the credential: a stranger learns nothing from the parameters' rules.
     const checked = contract ? whenReady(authenticated, () => parseRequestLine(ctx, contract)) : authenticated;
     const mode = route.body;
-    const bodyRead =
-      mode === 'none'
-        ? checked
-        : whenReady(checked, () =>
-            readBody(ctx, mode, route.bodyOptional).then(() => {
+    const answer = () => {
+      const bodyRead =
+        mode === 'none'
+          ? undefined
+          : readBody(ctx, mode, route.bodyOptional).then(() => {
               if (mode === 'json' || mode === 'form') screen.body(ctx);
               if (contract) parseRequestBody(ctx, contract);
-            }),
-          );
-    return whenReady(bodyRead, () => route.handler(ctx));
+            });
+      return whenReady(bodyRead, () => route.handler(ctx));
+    };
+    const { slow } = route;
+    if (limits && slow) return whenReady(checked, () => (slow(ctx) ? limits.whileSlow(ctx, answer) : answer()));
+    return whenReady(checked, answer);
   };
 
   return (ctx, matched) => {
@@ -106,6 +117,7 @@ export function decorate(ctx: RouteContext, reply: Reply): Reply {
   const cors = corsHeaders(ctx.route?.cors ?? 'open', ctx);
   for (const name in cors) headers[name] = cors[name];
   if (ctx.route?.noStore) headers['Cache-Control'] = 'no-store';
+  if (ctx.rateLimits) writeLimitFields(headers, ctx.rateLimits);
   if (ctx.method === 'HEAD') {
     reply.body = undefined;
     reply.stream?.destroy();

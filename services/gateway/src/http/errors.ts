@@ -39,8 +39,9 @@ const OAUTH_ERRORS = new Set([
 /** The body of a refusal in the route's format. */
 function errorBody(format: ErrorFormat, status: number, code: string, message: string, requestId: string): unknown {
   if (format === 'api') return { error: { code, message, requestId } };
-  // RFC 6749 5.2: a registered error value; anything the edge itself refused is an invalid request.
-  const error = OAUTH_ERRORS.has(code) ? code : status >= 500 ? (status === 503 ? 'temporarily_unavailable' : 'server_error') : 'invalid_request';
+  // RFC 6749 5.2: a registered error value; anything the edge itself refused is an invalid request, except
+  // a 429 (a rate limit): the request was fine, so temporarily_unavailable (4.1.2.1), as for a 503.
+  const error = OAUTH_ERRORS.has(code) ? code : status === 429 || status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';
   return { error, error_description: message };
 }
 

@@ -58,12 +58,25 @@ export interface Route {
   readonly noStore: boolean;
   /** What it accepts and answers (contract.ts): validated before the handler, and the source of its OpenAPI operation. */
   readonly contract?: Contract;
+  /**
+   * Spends the fair-share budgets (fair-share/): its client address's before
+   * authentication and its app's after, each answer carrying the RateLimit
+   * fields. True for the API and playground rows; the health checks, the
+   * documents (/, /openapi.*) and the OAuth metadata say false.
+   */
+  readonly rateLimited: boolean;
+  /**
+   * This request may hold its socket for long (a wait it asked for, a
+   * batch): it runs within a slot of the slow-request caps. Asked once the
+   * request line is validated, so it may read ctx.input.
+   */
+  readonly slow?: (ctx: RouteContext) => boolean;
   readonly handler: Handler;
 }
 
 export type RouteSpec = Pick<Route, 'path' | 'summary' | 'handler'> & { methods: HttpMethod | readonly HttpMethod[] } & Partial<Omit<Route, 'path' | 'summary' | 'handler' | 'methods'>>;
 
-/** A row with the API's defaults: no auth, no body, open CORS, the project's error shape. */
+/** A row with the API's defaults: no auth, no body, open CORS, the project's error shape, rate-limited. */
 export function route(spec: RouteSpec): Route {
   const { methods, ...rest } = spec;
   return {
@@ -73,6 +86,7 @@ export function route(spec: RouteSpec): Route {
     cors: 'open',
     errors: 'api',
     noStore: false,
+    rateLimited: true,
     ...rest,
     methods: typeof methods === 'string' ? [methods] : methods,
   };

@@ -36,6 +36,7 @@ const REFUSALS: Record<number, string> = {
   404: 'Nothing of that name (or it is not yours).',
   413: 'The body is larger than the limit.',
   415: 'The body is not in a media type this endpoint reads.',
+  429: 'Over a fair-share limit (docs/errors.md): rate_limited when the budget of your app or address is spent (Retry-After says when to retry), too_many_slow_requests when too many slow requests are in flight. RateLimit and RateLimit-Policy say what is left.',
   503: 'A service behind the gateway is unavailable; retry later.',
   504: 'A service behind the gateway did not answer in time.',
 };
@@ -186,6 +187,7 @@ function refusals(route: Route): Record<string, ResponseConfig> {
   if (route.path.includes(':')) statuses.add(404);
   if (route.body !== 'none') statuses.add(413);
   if (route.body === 'json' || route.body === 'form') statuses.add(415);
+  if (route.rateLimited) statuses.add(429);
   if (!contract?.noUpstreamRefusals) {
     statuses.add(503);
     statuses.add(504);
@@ -197,12 +199,26 @@ function refusals(route: Route): Record<string, ResponseConfig> {
     [...statuses].sort().map((status) => [
       status,
       {
-        description: own[status] ?? REFUSALS[status] ?? 'Refused; the message says why.',
+        description: refusalWords(route, status, own[status]),
         ...(status === 401 ? { headers: { 'WWW-Authenticate': { description: 'The accepted schemes, one challenge each.', schema: { type: 'string' } } } } : {}),
+        ...(status === 429 ? { headers: TOO_MANY_HEADERS } : {}),
         content: { 'application/json': { schema } },
       } satisfies ResponseConfig,
     ]),
   );
+}
+
+/** What a 429 may carry; none required (a route's own throttle, such as sign-in's, sends Retry-After only). */
+const TOO_MANY_HEADERS = {
+  'Retry-After': { description: 'Seconds to wait before retrying (rate_limited, and throttles).', schema: { type: 'string' } },
+  RateLimit: { description: 'The budgets this request spent: "app";r=0;t=1 (draft-ietf-httpapi-ratelimit-headers).', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'Their policies: "app";q=100;w=2 (q requests at once, refilled over w seconds).', schema: { type: 'string' } },
+} as const;
+
+/** A refusal's description: the row's own words, and for a 429 on a rate-limited row the fair-share limits too. */
+function refusalWords(route: Route, status: number, own: string | undefined): string {
+  if (status === 429 && route.rateLimited && own) return `${own} Or: ${REFUSALS[429]}`;
+  return own ?? REFUSALS[status] ?? 'Refused; the message says why.';
 }
 
 const errorSchema = (format: ErrorFormat) => (format === 'oauth' ? oauthError : apiError);

@@ -782,6 +782,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       summary: `Answers query status (100-599) after query delay (ms, at most ${DELAY_CAPS.response}), with query body echoed.`,
       body: 'raw',
       contract: respond,
+      slow: (ctx) => inputOf(ctx, respond).query.delay > 0,
       handler: async (ctx) => {
         const deadline = delayDeadline(inputOf(ctx, respond).query.delay, DELAY_CAPS.response);
         return replyOf((await client.respond({ http: httpRequestOf(ctx, bytes(ctx)) }, ctx.call(deadline))).http);
@@ -792,6 +793,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       path: '/playground/timeout',
       summary: `Waits query delay (ms, default 1000, at most ${DELAY_CAPS.timeout}), then answers 200.`,
       contract: timeout,
+      slow: () => true,
       handler: async (ctx) => {
         const deadline = delayDeadline(inputOf(ctx, timeout).query.delay, DELAY_CAPS.timeout);
         return replyOf((await client.timeout({ http: httpRequestOf(ctx) }, ctx.call(deadline))).http);
@@ -849,6 +851,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       summary: `JSON {requests: [{method, path, body?, headers?}]} (at most ${BATCH.maxItems}): each run through this API in order, one ${BATCH.budgetMs / 1000} s budget; results in order.`,
       body: 'json',
       contract: batch,
+      slow: () => true,
       handler: (ctx) => deps.runBatch(ctx),
     }),
   ];

@@ -476,6 +476,8 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       path: OAUTH_PATHS.metadata,
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414).',
       contract: contracts.metadata,
+      // Metadata documents: read by libraries at start-up, never counted.
+      rateLimited: false,
       handler: (ctx) => {
         const base = ctx.baseUrl;
         return json({
@@ -502,6 +504,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       path: OAUTH_PATHS.jwks,
       summary: 'The public key that signs access tokens and RS256 playground JWTs, as a JWK Set.',
       contract: contracts.jwks,
+      rateLimited: false,
       handler: async (ctx) => {
         const { jwkJson } = await client.getJwtPublicKey({}, ctx.call());
         return json({ keys: [JSON.parse(jwkJson)] }, 200, { 'Cache-Control': 'public, max-age=300' });

@@ -39,6 +39,7 @@ export function openApiRoutes(deps: GatewayDeps, allRoutes: () => readonly Route
       path: '/openapi.json',
       summary: 'This API as an OpenAPI 3.1 document (JSON).',
       contract: asJson,
+      rateLimited: false,
       handler: (ctx) => json(documentFor(ctx)),
     }),
     route({
@@ -46,6 +47,7 @@ export function openApiRoutes(deps: GatewayDeps, allRoutes: () => readonly Route
       path: '/openapi.yaml',
       summary: 'This API as an OpenAPI 3.1 document (YAML).',
       contract: asYaml,
+      rateLimited: false,
       handler: (ctx): Reply => ({
         status: 200,
         headers: { 'Content-Type': 'application/yaml; charset=utf-8' },

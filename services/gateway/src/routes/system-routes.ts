@@ -110,6 +110,8 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       methods: 'GET',
       path: '/',
       summary: 'Service name, version and links to everything else.',
+      // A document, like /openapi.json: not counted against any budget.
+      rateLimited: false,
       contract: indexContract,
       handler: (ctx) => {
         const b = ctx.baseUrl;
@@ -132,12 +134,14 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
         });
       },
     }),
-    route({ methods: 'GET', path: '/health', summary: 'Liveness: the gateway process answers.', contract: health, handler: () => json({ status: 'ok' }) }),
+    // Probes and monitors must never be refused for their rate.
+    route({ methods: 'GET', path: '/health', summary: 'Liveness: the gateway process answers.', contract: health, rateLimited: false, handler: () => json({ status: 'ok' }) }),
     route({
       methods: 'GET',
       path: '/health/ready',
       summary: 'Readiness: every backend service and store answers (503 naming what is down).',
       contract: readinessContract,
+      rateLimited: false,
       handler: async () => {
         if (deps.isDraining()) {
           return json({ status: 'unavailable', down: ['gateway'], components: { gateway: { status: 'down', reason: 'shutting down' } } }, 503);
@@ -159,6 +163,7 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       path: '/health/serving',
       summary: "Whether this gateway takes requests: a load balancer's readiness (Kubernetes probes it).",
       contract: servingContract,
+      rateLimited: false,
       handler: () =>
         deps.isDraining()
           ? json({ status: 'unavailable', down: ['gateway'] }, 503, { 'Cache-Control': 'no-store' })

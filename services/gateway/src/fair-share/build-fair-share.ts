@@ -1,0 +1,63 @@
+import Redis from 'ioredis';
+import { REDIS_FAIL_FAST, type Logger } from '@sandbox/runtime';
+import type { GatewayConfig } from '../config';
+import type { BucketStore } from './bucket-store';
+import { FairShare } from './fair-share';
+import { LeasedBudget } from './leased-budget';
+import { ConfiguredOverrides, type LimitOverrides } from './limit-overrides';
+import { MemoryBucketStore } from './memory-bucket-store';
+import { MemorySlotCounter } from './memory-slot-counter';
+import { OutageNotice } from './outage-notice';
+import { RedisBucketStore } from './redis-bucket-store';
+import { RedisSlotCounter } from './redis-slot-counter';
+import type { SlotCounter } from './slot-counter';
+import type { Clock } from './token-bucket';
+
+/**
+ * The longest a slow request holds its slot in Redis: the 60 s wait or batch
+ * budget, the call's 5 s margin, and room to spare. Beyond it a slot lapses,
+ * so a crashed gateway's slots free themselves within two minutes.
+ */
+const SLOT_LAPSE_MS = 120_000;
+
+/**
+ * The fair-share limits from the configuration, or none when no limit is
+ * configured (the embedded default: the dispatcher then does nothing extra).
+ * With REDIS_URL the counts live in Redis, shared by every gateway replica;
+ * otherwise in this process. The Redis connection is not waited for: until
+ * it is up (and whenever it is down) requests go uncounted, so the API never
+ * waits on its limiter.
+ */
+export function buildFairShare(
+  config: GatewayConfig['fairShare'],
+  options: { logger: Logger; clock?: Clock; overrides?: LimitOverrides },
+): { fairShare?: FairShare; close(): void } {
+  const { app, address, slowPerApp, slowPerAddress, redisUrl } = config;
+  const overridden = config.exemptApps.length > 0 || config.appOverrides.size > 0;
+  if (!app && !address && !overridden && !slowPerApp && !slowPerAddress) return { close: () => undefined };
+  const clock = options.clock ?? Date.now;
+  let redis: Redis | undefined;
+  let buckets: () => BucketStore = () => new MemoryBucketStore();
+  let slots: SlotCounter = new MemorySlotCounter();
+  if (redisUrl) {
+    const shared = (redis = new Redis(redisUrl, { ...REDIS_FAIL_FAST }));
+    redis.on('error', () => undefined); // reported by the failed commands (OutageNotice), not as an unhandled event
+    const store = new RedisBucketStore(shared);
+    buckets = () => store;
+    slots = new RedisSlotCounter(redis, SLOT_LAPSE_MS);
+  }
+  const outage = new OutageNotice(options.logger, clock);
+  const fairShare = new FairShare({
+    app,
+    address,
+    overrides: options.overrides ?? new ConfiguredOverrides(config),
+    slowPerApp,
+    slowPerAddress,
+    appBudget: new LeasedBudget(buckets(), clock, outage),
+    addressBudget: new LeasedBudget(buckets(), clock, outage),
+    slots,
+    clock,
+    outage,
+  });
+  return { fairShare, close: () => redis?.disconnect() };
+}
