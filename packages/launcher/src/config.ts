@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { allPeerVariables, env, grpcPortVariable, loadConfig, peerAddresses, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
-import { PROCESS_NAMES, replicasVariable, type ProcessName } from './replicas';
+import { allPeerVariables, env, grpcPortVariable, loadConfig, peerAddresses, replicasVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
+import { PROCESS_NAMES, type ProcessName } from './replicas';
 
 const replicaCount = () => z.coerce.number().int().min(1, 'must be 1 to 8').max(8, 'must be 1 to 8');
 

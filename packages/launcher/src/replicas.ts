@@ -5,8 +5,6 @@ import { grpcAddressVariable, grpcPortVariable, REPLICA_NEEDS, replicaNeedMessag
 export type ProcessName = ServiceName | 'gateway';
 export const PROCESS_NAMES: readonly ProcessName[] = [...SERVICE_NAMES, 'gateway'];
 
-export { replicasVariable };
-
 /** One process to start: its name in logs (`data`, `data#2`), and the variables that make it that replica. */
 export interface Replica {
   name: ProcessName;

@@ -40,11 +40,12 @@ export function buildFairShare(
   let buckets: () => BucketStore = () => new MemoryBucketStore();
   let slots: SlotCounter = new MemorySlotCounter();
   if (redisUrl) {
-    const shared = (redis = new Redis(redisUrl, { ...REDIS_FAIL_FAST }));
-    redis.on('error', () => undefined); // reported by the failed commands (OutageNotice), not as an unhandled event
-    const store = new RedisBucketStore(shared);
+    const client = new Redis(redisUrl, { ...REDIS_FAIL_FAST });
+    client.on('error', () => undefined); // reported by the failed commands (OutageNotice), not as an unhandled event
+    const store = new RedisBucketStore(client);
     buckets = () => store;
-    slots = new RedisSlotCounter(redis, SLOT_LAPSE_MS);
+    slots = new RedisSlotCounter(client, SLOT_LAPSE_MS);
+    redis = client;
   }
   const outage = new OutageNotice(options.logger, clock);
   const fairShare = new FairShare({
