@@ -38,7 +38,7 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
         return {};
       },
       async verifySession(request) {
-        return { user: toUser(await accounts.verifySession(request.token)) };
+        return { user: toUser(await accounts.verifySession(request.token)), operator: false };
       },
 
       async listApps(request) {

@@ -324,7 +324,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
     it('when an app is deleted, then its credentials, logs and id are gone', async () => {
       const { user } = await signUp(a);
       const { app, issued } = await newApp(a, user.id);
-      await a.recordRequests({ entries: [logEntry(app!.id, 'r-1')] });
+      await a.recordRequests({ entries: [logEntry(app!.id, 'r-1')], usage: [] });
       expect(await raw.collection('request_logs').countDocuments({ app: app!.id })).toBe(1);
       await expect(a.deleteApp({ ownerId: user.id, id: app!.id, revoke: false })).resolves.toEqual({ id: app!.id, outcome: 'deleted', app: undefined });
       expect((await a.verifyApiKey({ apiKey: issued!.apiKey! })).check!.ok).toBe(false);
@@ -385,6 +385,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { app } = await newApp(a, user.id);
       const base = Date.now() - 10_000;
       await b.recordRequests({
+        usage: [],
         entries: [0, 1, 2].map((i) => ({ ...logEntry(app!.id, `r-${i}`), time: new Date(base + i * 1000).toISOString() })).concat([
           { ...logEntry(app!.id, 'r-q'), time: new Date(base + 5000).toISOString(), path: '/playground/auth/api-key-query?api_key=ak_leak' },
         ]),
@@ -406,6 +407,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { app: other } = await newApp(a, user.id);
       const base = Date.now() - 10_000;
       await a.recordRequests({
+        usage: [],
         entries: [0, 1, 2].flatMap((i) => [app!.id, other!.id].map((id) => ({ ...logEntry(id, `t-${i}`), time: new Date(base + i * 1000).toISOString() }))),
       });
       const { nextPageToken } = await a.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 1, pageToken: '' });
