@@ -429,7 +429,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { user } = await signUp(client);
       const { app } = await newApp(client, user.id);
       const base = Date.now() - 10_000;
-      await client.recordRequests({ entries: [0, 1, 2, 3, 4].map((i) => ({ ...logEntry(app!.id, `c-${i}`), time: new Date(base + i).toISOString() })) });
+      await client.recordRequests({ entries: [0, 1, 2, 3, 4].map((i) => ({ ...logEntry(app!.id, `c-${i}`), time: new Date(base + i).toISOString() })), usage: [] });
       const page = await client.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 10, pageToken: '' });
       expect(page.entries.map((e) => e.requestId)).toEqual(['c-4', 'c-3', 'c-2']);
       expect(await raw.collection('request_logs').countDocuments({ app: app!.id })).toBe(3);
