@@ -16,30 +16,41 @@ import {
 } from '@sandbox/runtime';
 import type { IdentityConfig } from './config';
 import { AccountService } from './domain/accounts';
+import { AdminService } from './domain/admin';
 import { AppService } from './domain/apps';
 import { CredentialCrypto } from './domain/credential-crypto';
 import { PageTokens } from './domain/page-tokens';
 import { PasswordHasher } from './domain/passwords';
 import { RequestLogService } from './domain/request-logs';
 import { SessionTokens } from './domain/session-tokens';
+import { UsageService } from './domain/usage';
 import { SignInThrottle, type SignInLimiters } from './domain/sign-in-throttle';
 import { CredentialVerifier } from './domain/verification';
 import { identityHandlers } from './grpc/identity-handlers';
+import type { AppLimitStore } from './stores/app-limit-store';
 import type { AppStore } from './stores/app-store';
+import type { AuditStore } from './stores/audit-store';
 import { DuplicateKeyError } from './stores/errors';
+import { MemoryAppLimitStore } from './stores/memory-app-limit-store';
 import { MemoryAppStore } from './stores/memory-app-store';
+import { MemoryAuditStore } from './stores/memory-audit-store';
 import { MemoryRequestLogStore } from './stores/memory-request-log-store';
 import { MemorySessionStore } from './stores/memory-session-store';
+import { MemoryUsageStore } from './stores/memory-usage-store';
 import { MemoryUserStore } from './stores/memory-user-store';
+import { MongoAppLimitStore } from './stores/mongo-app-limit-store';
 import { MongoAppStore } from './stores/mongo-app-store';
+import { MongoAuditStore } from './stores/mongo-audit-store';
 import { MongoDatabase } from './stores/mongo-database';
 import { MongoRequestLogStore } from './stores/mongo-request-log-store';
 import { MongoSessionStore } from './stores/mongo-session-store';
+import { MongoUsageStore } from './stores/mongo-usage-store';
 import { MongoUserStore } from './stores/mongo-user-store';
 import { RedisConnection } from './stores/redis-connection';
 import type { RequestLogStore } from './stores/request-log-store';
 import type { SessionStore } from './stores/session-store';
 import { signInLimiters } from './stores/sign-in-limiters';
+import type { UsageStore } from './stores/usage-store';
 import type { UserStore } from './stores/user-store';
 
 /** Expired sessions and orphaned logs are swept this often (no TTL indexes on FerretDB). */
@@ -50,6 +61,9 @@ interface Stores {
   sessions: SessionStore;
   apps: AppStore;
   logs: RequestLogStore;
+  usage: UsageStore;
+  audit: AuditStore;
+  limits: AppLimitStore;
   signIn: SignInLimiters;
   dependencies: Dependency[];
   close(): Promise<void>;
@@ -68,6 +82,9 @@ async function openStores(config: IdentityConfig): Promise<Stores> {
       sessions: new MemorySessionStore(),
       apps: new MemoryAppStore(),
       logs: new MemoryRequestLogStore(),
+      usage: new MemoryUsageStore(),
+      audit: new MemoryAuditStore(),
+      limits: new MemoryAppLimitStore(),
       signIn: counters.signIn,
       dependencies: counters.redisDependencies,
       close: async () => redis?.close(),
@@ -81,6 +98,9 @@ async function openStores(config: IdentityConfig): Promise<Stores> {
       sessions: new MongoSessionStore(database),
       apps: new MongoAppStore(database),
       logs: new MongoRequestLogStore(database),
+      usage: new MongoUsageStore(database),
+      audit: new MongoAuditStore(database),
+      limits: new MongoAppLimitStore(database),
     };
     for (const store of Object.values(stores)) await store.ensureIndexes();
     const db = database;
@@ -118,6 +138,9 @@ function instrumentStores(stores: Stores, config: IdentityConfig, registry: Regi
     sessions: wrap(stores.sessions, durable, 'sessions.'),
     apps: wrap(stores.apps, durable, 'apps.'),
     logs: wrap(stores.logs, durable, 'logs.'),
+    usage: wrap(stores.usage, durable, 'usage.'),
+    audit: wrap(stores.audit, durable, 'audit.'),
+    limits: wrap(stores.limits, durable, 'appLimits.'),
     signIn: {
       addressAndAccount: wrap(stores.signIn.addressAndAccount, counters, 'signIn.addressAndAccount.'),
       address: wrap(stores.signIn.address, counters, 'signIn.address.'),
@@ -166,9 +189,12 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     hasher: new PasswordHasher(config.passwordHashing),
     tokens: new SessionTokens(keys.session, config.sessionTtlSeconds, external),
     signUp: config.signUp,
+    operators: config.operators,
   });
   const apps = new AppService({ apps: stores.apps, logs: stores.logs, crypto, onChange: () => verifier.invalidate() });
   const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));
+  const usage = new UsageService(stores.usage, stores.apps);
+  const admin = new AdminService({ ...stores, operators: config.operators, onChange: () => verifier.invalidate() });
 
   const cleanup = setInterval(() => {
     Promise.all([accounts.cleanup(), logs.removeOrphans()]).catch((error: unknown) =>
@@ -181,7 +207,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     return await startGrpcService({
       protoService: 'sandbox.identity.v1.IdentityService',
       definition: identity.IdentityServiceService,
-      implementation: identityHandlers({ accounts, apps, logs, verifier }, logger),
+      implementation: identityHandlers({ accounts, apps, logs, usage, admin, verifier }, logger),
       host: config.host,
       port: config.port,
       logger,

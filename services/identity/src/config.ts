@@ -37,6 +37,18 @@ const schema = z
       }),
     /** false: accounts with a password cannot sign in (people sign in through the identity provider). */
     LOCAL_SIGN_IN: env.bool(true),
+    /** Operators (docs/operators.md): these emails, comma-separated (an identity provider's only when email_verified)... */
+    OPERATOR_EMAILS: z
+      .string()
+      .optional()
+      .transform((v) => (v ?? '').split(',').map((e) => e.trim().normalize('NFC').toLowerCase()).filter((e) => e !== ''))
+      .refine((emails) => emails.every((e) => /^[^@\s]+@[^@\s]+$/.test(e)), { message: 'must be email addresses separated by commas' }),
+    /** ...and whoever's identity-provider token lists one of these groups in OPERATOR_GROUPS_CLAIM. */
+    OPERATOR_GROUPS: z
+      .string()
+      .optional()
+      .transform((v) => (v ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '')),
+    OPERATOR_GROUPS_CLAIM: z.string().min(1).default('groups'),
     REQUEST_LOG_CAP_PER_APP: z.coerce.number().int().min(1).max(100_000).default(1000),
     /**
      * How long a verification answer may be reused in this process. The gateway
@@ -85,6 +97,7 @@ const schema = z
         ? { issuer: v.EXTERNAL_IDP_ISSUER, jwksUrl: v.EXTERNAL_IDP_JWKS_URL, audience: v.EXTERNAL_IDP_AUDIENCE }
         : undefined,
     signUp: signUpPolicy(v.SIGNUP, v.SIGNUP_DOMAINS, v.LOCAL_SIGN_IN),
+    operators: { emails: new Set(v.OPERATOR_EMAILS), groups: new Set(v.OPERATOR_GROUPS), groupsClaim: v.OPERATOR_GROUPS_CLAIM },
     requestLogCapPerApp: v.REQUEST_LOG_CAP_PER_APP,
     passwordHashing: { concurrency: v.PASSWORD_HASH_CONCURRENCY, maxWaiting: v.PASSWORD_HASH_QUEUE },
     verificationCacheMs: v.VERIFICATION_CACHE_MS,

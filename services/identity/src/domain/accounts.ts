@@ -1,14 +1,22 @@
-import { alreadyExists, invalidArgument, unauthenticated } from '@sandbox/runtime';
+import { createHash } from 'node:crypto';
+import { alreadyExists, invalidArgument, permissionDenied, unauthenticated } from '@sandbox/runtime';
 import { DuplicateKeyError } from '../stores/errors';
 import type { SessionStore } from '../stores/session-store';
 import type { UserRecord, UserStore } from '../stores/user-store';
 import { newResourceId } from './credentials';
 import { LIMITS } from './limits';
+import { isOperator, NO_OPERATORS, type OperatorRule } from './operators';
 import type { PasswordHasher } from './passwords';
 import { SessionTokens } from './session-tokens';
 import type { SignInThrottle } from './sign-in-throttle';
 import { checkLocalSignIn, checkSignUp, OPEN_SIGN_UP, type SignUpPolicy } from './sign-up-policy';
 import { checkPassword, normalizeEmail } from './validation';
+
+/** A verified session's user, and whether they are an operator (operators.ts). */
+export interface SessionUser {
+  user: UserRecord;
+  operator: boolean;
+}
 
 export interface SignedIn {
   user: UserRecord;
@@ -24,8 +32,21 @@ export interface AccountDeps {
   tokens: SessionTokens;
   /** Who may sign up and sign in with a password (sign-up-policy.ts); open by default. */
   signUp?: SignUpPolicy;
+  /** Who is an operator; nobody by default. */
+  operators?: OperatorRule;
   now?: () => Date;
 }
+
+/** How stale lastSeenAt may get before a session check writes it again: one write per user per interval, not per request. */
+export const LAST_SEEN_EVERY_MS = 10 * 60_000;
+/** How long a deleted external user's older tokens stay refused: longer than any ID token an identity provider issues. */
+export const DELETED_USER_MEMORY_MS = 24 * 3600_000;
+
+/** The record that refuses a deleted external user's older tokens, keyed by the account's key (issuer#subject). */
+export const deletedUserRecordId = (userKey: string) => `d_${createHash('sha256').update(userKey).digest('base64url')}`;
+
+export const accountDisabled = () =>
+  permissionDenied('account_disabled', 'An operator has disabled this account: ask whoever runs this sandbox to enable it again.');
 
 const LOCAL_PROVIDER = 'password';
 const localKey = (email: string) => `${LOCAL_PROVIDER}:${email}`;
@@ -36,7 +57,8 @@ const badCredentials = () => unauthenticated('invalid_credentials', 'The email o
 /** Portal accounts and their sessions. */
 export class AccountService {
   private readonly now: () => Date;
-  private readonly signUp: SignUpPolicy;
+  /** Who may sign up and whether passwords sign in: what the portal's sign-in screen offers. */
+  readonly signUp: SignUpPolicy;
 
   constructor(private readonly deps: AccountDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -55,6 +77,7 @@ export class AccountService {
       passwordHash: await this.deps.hasher.hash(password),
       createdAt: this.now(),
     };
+    user.lastSeenAt = user.createdAt;
     try {
       await this.deps.users.insert(user);
     } catch (error) {
@@ -92,6 +115,9 @@ export class AccountService {
       throw badCredentials();
     }
     await attempt.succeeded();
+    // Only after the password matched: a disabled account is no secret to whoever knows its password.
+    if (user.disabledAt) throw accountDisabled();
+    await this.deps.users.update(user.id, { lastSeenAt: this.now() });
     return { user, session: await this.startSession(user.id) };
   }
 
@@ -110,22 +136,40 @@ export class AccountService {
     }
   }
 
-  /** The signed-in user behind a session token, or UNAUTHENTICATED. */
-  async verifySession(token: string): Promise<UserRecord> {
+  /**
+   * The signed-in user behind a session token and whether they are an
+   * operator; UNAUTHENTICATED, or PERMISSION_DENIED account_disabled.
+   */
+  async verifySession(token: string): Promise<SessionUser> {
     const verified = await this.verifyToken(token);
+    let user: UserRecord | undefined;
     if (verified.kind === 'local') {
-      const user = await this.deps.users.findById(verified.userId);
+      user = await this.deps.users.findById(verified.userId);
       if (!user) throw unauthenticated('invalid_session', 'The session token is not valid; sign in again.');
-      return user;
+    } else {
+      // First sight of a trusted issuer's user creates the account.
+      const now = this.now();
+      user = await this.deps.users.findOrInsert({
+        id: newResourceId(),
+        key: `${verified.issuer}#${verified.subject}`,
+        email: verified.email,
+        provider: verified.issuer,
+        createdAt: now,
+        lastSeenAt: now,
+      });
     }
-    // First sight of a trusted issuer's user creates the account.
-    return this.deps.users.findOrInsert({
-      id: newResourceId(),
-      key: `${verified.issuer}#${verified.subject}`,
-      email: verified.email,
-      provider: verified.issuer,
-      createdAt: this.now(),
-    });
+    if (user.disabledAt) throw accountDisabled();
+    const operator = isOperator(this.deps.operators ?? NO_OPERATORS, user.email, verified.kind === 'external' ? verified.claims : undefined);
+    await this.seen(user, operator);
+    return { user, operator };
+  }
+
+  /** Keeps lastSeenAt (at most every LAST_SEEN_EVERY_MS) and the operator mark up to date, for the operator's user list and purges. */
+  private async seen(user: UserRecord, operator: boolean): Promise<void> {
+    const now = this.now();
+    const stale = !user.lastSeenAt || now.getTime() - user.lastSeenAt.getTime() >= LAST_SEEN_EVERY_MS;
+    if (!stale && (user.operator ?? false) === operator) return;
+    await this.deps.users.update(user.id, { operator, ...(stale ? { lastSeenAt: now } : {}) });
   }
 
   /** Removes expired sessions (no TTL indexes on FerretDB); sign-in counts expire by themselves. */
@@ -143,6 +187,11 @@ export class AccountService {
       if (!session || session.kind !== 'active' || session.userId !== verified.userId) throw sessionEnded();
     } else if (session) {
       throw sessionEnded();
+    } else {
+      const deleted = await this.deps.sessions.find(deletedUserRecordId(`${verified.issuer}#${verified.subject}`), this.now());
+      if (deleted?.issuedBefore && (!verified.issuedAt || verified.issuedAt < deleted.issuedBefore)) {
+        throw unauthenticated('account_deleted', 'An operator deleted this account; sign in through the identity provider again to start a new one.');
+      }
     }
     return verified;
   }

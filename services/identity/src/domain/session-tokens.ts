@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { decodeJwt, errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
+import { decodeJwt, errors, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { unauthenticated, unavailable } from '@sandbox/runtime';
 import { displayEmail } from './validation';
 
@@ -16,7 +16,18 @@ export interface ExternalIdp {
 
 export type VerifiedSessionToken =
   | { kind: 'local'; userId: string; sessionId: string; expiresAt: Date }
-  | { kind: 'external'; issuer: string; subject: string; email: string; expiresAt: Date; tokenDigest: string };
+  | {
+      kind: 'external';
+      issuer: string;
+      subject: string;
+      email: string;
+      expiresAt: Date;
+      /** Its iat, when it has one. */
+      issuedAt?: Date;
+      tokenDigest: string;
+      /** Every claim, for the operator rule (operators.ts): email_verified, groups. */
+      claims: JWTPayload;
+    };
 
 // An external issuer signs with its private key; a shared-secret algorithm
 // would let anyone holding the JWKS forge sessions, and "none" anyone at all.
@@ -96,6 +107,8 @@ export class SessionTokens {
         // Shown by /api/me: the same canonical form and character rules as our own accounts' emails, or nothing.
         email: displayEmail(payload.email),
         expiresAt: new Date(payload.exp! * 1000),
+        issuedAt: payload.iat === undefined ? undefined : new Date(payload.iat * 1000),
+        claims: payload,
         tokenDigest: createHash('sha256').update(token).digest('base64url'),
       };
     } catch (error) {

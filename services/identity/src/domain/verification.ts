@@ -27,6 +27,9 @@ export interface SigningKey {
 const principalOf = (app: AppRecord): Principal => ({ id: app.id, appId: app.appId, ownerId: app.ownerId, scopes: [...app.scopes] });
 const refuse = (reason: string): CredentialCheck => ({ ok: false, reason, principal: undefined });
 const REVOKED = 'The app is revoked; its credentials no longer work.';
+const OWNER_DISABLED = "The app's owner account has been disabled by an operator; its credentials work again only if the account is enabled.";
+/** Whether the app's credentials work: it is active and its owner is not disabled. */
+const usable = (app: AppRecord) => app.status === 'active' && !app.ownerDisabled;
 
 /**
  * The credential checks on the hot path. Apps are cached by the hash of the
@@ -84,14 +87,14 @@ export class CredentialVerifier {
   async lookupApp(appId: string): Promise<AppLookup> {
     const app = PATTERN.appId.test(appId) ? await this.byAppId(appId) : null;
     if (!app) return { found: false, active: false, principal: undefined, redirectUris: [] };
-    return { found: true, active: app.status === 'active', principal: principalOf(app), redirectUris: [...app.redirectUris] };
+    return { found: true, active: usable(app), principal: principalOf(app), redirectUris: [...app.redirectUris] };
   }
 
   /** The plain API key, for the oauth service's HMAC, Digest and OAuth 1.0a checks; never for a revoked app. */
   async getSigningKey(appId: string): Promise<SigningKey> {
     const app = PATTERN.appId.test(appId) ? await this.byAppId(appId) : null;
     if (!app) return { found: false, active: false, principal: undefined, apiKey: '' };
-    if (app.status !== 'active') return { found: true, active: false, principal: principalOf(app), apiKey: '' };
+    if (!usable(app)) return { found: true, active: false, principal: principalOf(app), apiKey: '' };
     return { found: true, active: true, principal: principalOf(app), apiKey: this.crypto.decrypt(app.credentials.apiKey.sealed, app.id) };
   }
 
@@ -101,6 +104,7 @@ export class CredentialVerifier {
 
   private answer(app: AppRecord): CredentialCheck {
     if (app.status !== 'active') return refuse(REVOKED);
+    if (app.ownerDisabled) return refuse(OWNER_DISABLED);
     return { ok: true, reason: '', principal: principalOf(app) };
   }
 }

@@ -1,15 +1,20 @@
 import { identity } from '@sandbox/contracts';
 import { unaryHandlers, unauthenticated, type Logger } from '@sandbox/runtime';
 import type { AccountService } from '../domain/accounts';
+import type { AdminService } from '../domain/admin';
 import type { AppService } from '../domain/apps';
 import type { RequestLogService } from '../domain/request-logs';
+import type { UsageService } from '../domain/usage';
 import type { CredentialVerifier } from '../domain/verification';
-import { toApp, toIssued, toLogEntry, toUser } from './mappers';
+import type { AuditActor } from '../stores/audit-store';
+import { toAdminUser, toApp, toAppLimit, toAuditEntry, toIssued, toLogEntry, toUser } from './mappers';
 
 export interface IdentityDomain {
   accounts: AccountService;
   apps: AppService;
   logs: RequestLogService;
+  usage: UsageService;
+  admin: AdminService;
   verifier: CredentialVerifier;
 }
 
@@ -21,7 +26,9 @@ function owner(ownerId: string): string {
 
 /** Thin handlers: decode, call one domain function, encode. */
 export function identityHandlers(domain: IdentityDomain, logger: Logger): identity.IdentityServiceServer {
-  const { accounts, apps, logs, verifier } = domain;
+  const { accounts, apps, logs, usage, admin, verifier } = domain;
+  /** The proto's Actor as the audit log keeps it; the admin service refuses one without a kind or id. */
+  const actorOf = (actor: identity.Actor | undefined) => actor as AuditActor | undefined;
   return unaryHandlers<identity.IdentityServiceServer>(
     identity.IdentityServiceService,
     {
@@ -37,8 +44,13 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
         await accounts.logout(request.token);
         return {};
       },
+      getSignUpOptions() {
+        const policy = accounts.signUp;
+        return { signUp: policy.mode, domains: policy.mode === 'domain' ? [...policy.domains] : [], localSignIn: policy.localSignIn };
+      },
       async verifySession(request) {
-        return { user: toUser(await accounts.verifySession(request.token)), operator: false };
+        const { user, operator } = await accounts.verifySession(request.token);
+        return { user: toUser(user), operator };
       },
 
       async listApps(request) {
@@ -84,6 +96,7 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
 
       async recordRequests(request) {
         await logs.record(request.entries);
+        await usage.record(request.usage);
         return {};
       },
       async listRequestLogs(request) {
@@ -105,6 +118,57 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
       },
       async getSigningKey(request) {
         return verifier.getSigningKey(request.appId);
+      },
+
+      async adminListUsers(request) {
+        const page = await admin.listUsers({ pageSize: request.pageSize, pageToken: request.pageToken, emailContains: request.emailContains });
+        return { users: page.users.map(toAdminUser), nextPageToken: page.nextPageToken, total: page.total };
+      },
+      async adminGetUser(request) {
+        const { overview, apps: owned } = await admin.getUser(request.userId);
+        return { user: toAdminUser(overview), apps: owned.map(toApp) };
+      },
+      async adminSetUserDisabled(request) {
+        return { user: toAdminUser(await admin.setDisabled(actorOf(request.actor), request.userId, request.disabled)) };
+      },
+      async adminDeleteUser(request) {
+        const { appIds } = await admin.deleteUser(actorOf(request.actor), request.userId);
+        return { userId: request.userId, appsDeleted: appIds.length, appIds };
+      },
+      async adminPurge(request) {
+        const purged = await admin.purge(actorOf(request.actor), request.before, request.dryRun);
+        return { users: purged.users, apps: purged.apps, usageRows: purged.usageRows, appIds: purged.appIds };
+      },
+      async adminUsage(request) {
+        const rows = await admin.usage(actorOf(request.actor), request.from, request.to);
+        return {
+          rows: rows.map((row) => ({
+            day: row.day,
+            userId: row.userId,
+            email: row.email,
+            app: row.app,
+            appId: row.appId,
+            appName: row.appName,
+            authStyle: row.authStyle,
+            routeFamily: row.routeFamily,
+            requests: row.requests,
+          })),
+        };
+      },
+      async adminListAudit(request) {
+        const page = await admin.listAudit({ pageSize: request.pageSize, pageToken: request.pageToken });
+        return { entries: page.entries.map(toAuditEntry), nextPageToken: page.nextPageToken };
+      },
+      async adminSetAppLimit(request) {
+        const limit = await admin.setAppLimit(actorOf(request.actor), request.appId, { exempt: request.exempt, perSecond: request.perSecond, burst: request.burst });
+        return { limit: toAppLimit(limit) };
+      },
+      async adminClearAppLimit(request) {
+        await admin.clearAppLimit(actorOf(request.actor), request.appId);
+        return {};
+      },
+      async listAppLimits() {
+        return { limits: (await admin.listAppLimits()).map(toAppLimit) };
       },
     },
     logger,

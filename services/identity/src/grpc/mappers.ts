@@ -3,6 +3,9 @@ import type { AppRecord } from '../stores/app-store';
 import type { UserRecord } from '../stores/user-store';
 import type { IssuedCredentials } from '../domain/apps';
 import type { RequestLogRecord } from '../stores/request-log-store';
+import type { UserOverview } from '../domain/admin';
+import type { AuditRecord } from '../stores/audit-store';
+import type { AppLimitRecord } from '../stores/app-limit-store';
 
 /** The one place an app record becomes a message: metadata only, never a hash or ciphertext. */
 export function toApp(app: AppRecord): identity.App {
@@ -44,4 +47,31 @@ export function toLogEntry(entry: RequestLogRecord): identity.RequestLogEntry {
     appId: '',
     failure: entry.failure ?? '',
   };
+}
+
+export function toAdminUser(overview: UserOverview): identity.AdminUser {
+  return {
+    user: toUser(overview.user),
+    disabled: overview.disabled,
+    operator: overview.operator,
+    appCount: overview.appCount,
+    requestCount: overview.requestCount,
+    lastActiveAt: overview.lastActiveAt.toISOString(),
+  };
+}
+
+export function toAuditEntry(entry: AuditRecord): identity.AuditEntry {
+  return {
+    id: entry.id,
+    at: entry.at.toISOString(),
+    actor: { ...entry.actor },
+    action: entry.action,
+    targetUserId: entry.targetUserId,
+    targetEmail: entry.targetEmail,
+    detail: entry.detail,
+  };
+}
+
+export function toAppLimit(limit: AppLimitRecord): identity.AppLimit {
+  return { appId: limit.appId, exempt: limit.exempt, perSecond: limit.perSecond, burst: limit.burst, setAt: limit.setAt.toISOString(), setBy: { ...limit.setBy } };
 }

@@ -25,6 +25,8 @@ export interface AppRecord {
   createdAt: Date;
   updatedAt: Date;
   credentials: StoredCredentials;
+  /** An operator disabled the owner: the app's credentials are refused while it is set (verification.ts). */
+  ownerDisabled?: boolean;
 }
 
 export interface AppPatch {
@@ -58,4 +60,10 @@ export interface AppStore {
   existingIds(ids: string[]): Promise<Set<string>>;
   /** The internal id of each app with one of these App IDs (one query for a batch of request-log entries). */
   idsByAppId(appIds: string[]): Promise<Map<string, string>>;
+  /** Marks every app of the owner (one write); how many. */
+  setOwnerDisabled(ownerId: string, disabled: boolean): Promise<number>;
+  /** The apps with these internal ids (those that exist). */
+  findByIds(ids: string[]): Promise<AppRecord[]>;
+  /** How many apps each of these owners has (owners with none are absent). */
+  countByOwners(ownerIds: string[]): Promise<Map<string, number>>;
 }

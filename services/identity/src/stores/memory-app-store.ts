@@ -73,6 +73,30 @@ export class MemoryAppStore implements AppStore {
     return new Map([...this.apps.values()].filter((app) => wanted.has(app.appId)).map((app) => [app.appId, app.id]));
   }
 
+  async setOwnerDisabled(ownerId: string, disabled: boolean): Promise<number> {
+    let changed = 0;
+    for (const app of this.apps.values()) {
+      if (app.ownerId !== ownerId) continue;
+      app.ownerDisabled = disabled;
+      changed++;
+    }
+    return changed;
+  }
+
+  async findByIds(ids: string[]): Promise<AppRecord[]> {
+    return ids.flatMap((id) => {
+      const app = this.apps.get(id);
+      return app ? [structuredClone(app)] : [];
+    });
+  }
+
+  async countByOwners(ownerIds: string[]): Promise<Map<string, number>> {
+    const wanted = new Set(ownerIds);
+    const counts = new Map<string, number>();
+    for (const app of this.apps.values()) if (wanted.has(app.ownerId)) counts.set(app.ownerId, (counts.get(app.ownerId) ?? 0) + 1);
+    return counts;
+  }
+
   private findWhere(predicate: (app: AppRecord) => boolean): AppRecord | undefined {
     for (const app of this.apps.values()) if (predicate(app)) return structuredClone(app);
     return undefined;

@@ -47,6 +47,17 @@ export class MemoryRequestLogStore implements RequestLogStore {
     return deleted;
   }
 
+  async deleteOlderThan(before: Date): Promise<number> {
+    let deleted = 0;
+    for (const [app, list] of this.byApp) {
+      const kept = list.filter((entry) => entry.time >= before);
+      deleted += list.length - kept.length;
+      if (kept.length) this.byApp.set(app, kept);
+      else this.byApp.delete(app);
+    }
+    return deleted;
+  }
+
   async appIds(): Promise<string[]> {
     return [...this.byApp.keys()];
   }

@@ -16,6 +16,17 @@ export class MemorySessionStore implements SessionStore {
     return this.sessions.delete(id);
   }
 
+  async deleteForUser(userId: string): Promise<number> {
+    let deleted = 0;
+    for (const [id, session] of this.sessions) {
+      if (session.userId === userId && session.kind !== 'deleted') {
+        this.sessions.delete(id);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
   async deleteExpired(now: Date): Promise<number> {
     let deleted = 0;
     for (const [id, session] of this.sessions) {

@@ -21,6 +21,7 @@ const appSchema = new Schema<AppDoc>(
     updatedAt: { type: Date, required: true },
     // Embedded, so creating or rotating credentials is a single-document write:
     // there is never an app with half its credentials.
+    ownerDisabled: { type: Boolean },
     credentials: {
       appSecret: { hash: { type: String, required: true }, ...meta },
       apiKey: { lookup: { type: String, required: true }, sealed: { type: String, required: true }, ...meta },
@@ -119,6 +120,26 @@ export class MongoAppStore implements AppStore {
     if (appIds.length === 0) return new Map();
     const docs = await mongoCall(() => this.model.find({ appId: { $in: appIds } }, { _id: 1, appId: 1 }).lean<{ _id: string; appId: string }[]>().exec());
     return new Map(docs.map((doc) => [doc.appId, doc._id]));
+  }
+
+  async setOwnerDisabled(ownerId: string, disabled: boolean): Promise<number> {
+    const result = await mongoCall(() => this.model.updateMany({ ownerId }, { $set: { ownerDisabled: disabled } }).exec());
+    return result.matchedCount;
+  }
+
+  async findByIds(ids: string[]): Promise<AppRecord[]> {
+    if (ids.length === 0) return [];
+    const docs = await mongoCall(() => this.model.find({ _id: { $in: ids } }).lean<AppDoc[]>().exec());
+    return docs.map((doc) => fromDocument<AppRecord>(doc));
+  }
+
+  async countByOwners(ownerIds: string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    if (ownerIds.length === 0) return counts;
+    // Owners' ids only, counted here: one indexed query, and no aggregation stage FerretDB might not have.
+    const docs = await mongoCall(() => this.model.find({ ownerId: { $in: ownerIds } }, { ownerId: 1 }).lean<{ ownerId: string }[]>().exec());
+    for (const { ownerId } of docs) counts.set(ownerId, (counts.get(ownerId) ?? 0) + 1);
+    return counts;
   }
 
   private async findOne(filter: Record<string, unknown>): Promise<AppRecord | undefined> {

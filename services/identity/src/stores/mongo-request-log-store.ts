@@ -76,6 +76,11 @@ export class MongoRequestLogStore implements RequestLogStore {
     return result.deletedCount;
   }
 
+  async deleteOlderThan(before: Date): Promise<number> {
+    const result = await mongoCall(() => this.model.deleteMany({ time: { $lt: before } }).exec());
+    return result.deletedCount;
+  }
+
   async appIds(): Promise<string[]> {
     const ids = await mongoCall(() => this.model.distinct('app').exec());
     return ids.map(String);

@@ -9,11 +9,13 @@ const sessionSchema = new Schema<SessionDoc>(
     _id: { type: String, required: true },
     userId: { type: String, required: true },
     expiresAt: { type: Date, required: true },
-    kind: { type: String, enum: ['active', 'revoked'], required: true },
+    kind: { type: String, enum: ['active', 'revoked', 'deleted'], required: true },
+    issuedBefore: { type: Date },
   },
   { collection: 'sessions', versionKey: false, strict: 'throw' },
 );
 sessionSchema.index({ expiresAt: 1 });
+sessionSchema.index({ userId: 1 });
 
 export class MongoSessionStore implements SessionStore {
   private readonly model: Model<SessionDoc>;
@@ -39,6 +41,11 @@ export class MongoSessionStore implements SessionStore {
   async delete(id: string): Promise<boolean> {
     const result = await mongoCall(() => this.model.deleteOne({ _id: id }).exec());
     return result.deletedCount === 1;
+  }
+
+  async deleteForUser(userId: string): Promise<number> {
+    const result = await mongoCall(() => this.model.deleteMany({ userId, kind: { $in: ['active', 'revoked'] } }).exec());
+    return result.deletedCount;
   }
 
   async deleteExpired(now: Date): Promise<number> {

@@ -1,7 +1,7 @@
 import { Schema, type Model } from 'mongoose';
 import { DuplicateKeyError } from './errors';
 import { fromDocument, mongoCall, type MongoDatabase } from './mongo-database';
-import type { UserRecord, UserStore } from './user-store';
+import type { UserCursor, UserPatch, UserRecord, UserStore } from './user-store';
 
 type UserDoc = { _id: string } & Omit<UserRecord, 'id'>;
 
@@ -13,10 +13,19 @@ const userSchema = new Schema<UserDoc>(
     provider: { type: String, required: true },
     passwordHash: { type: String },
     createdAt: { type: Date, required: true },
+    disabledAt: { type: Date },
+    lastSeenAt: { type: Date },
+    operator: { type: Boolean },
   },
   { collection: 'users', versionKey: false, strict: 'throw' },
 );
 userSchema.index({ key: 1 }, { unique: true });
+userSchema.index({ createdAt: 1, _id: 1 });
+
+const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
+/** Part of an email, matched literally (the email is stored lower-case; so is what is looked for). */
+const emailFilter = (emailContains?: string) =>
+  emailContains ? { email: { $regex: emailContains.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') } } : {};
 
 export class MongoUserStore implements UserStore {
   private readonly model: Model<UserDoc>;
@@ -56,6 +65,50 @@ export class MongoUserStore implements UserStore {
       if (!winner) throw error;
       return winner;
     }
+  }
+
+  async update(id: string, patch: UserPatch): Promise<UserRecord | undefined> {
+    const set: Record<string, unknown> = {};
+    const unset: Record<string, ''> = {};
+    for (const [field, value] of Object.entries(patch)) {
+      if (value === null) unset[field] = '';
+      else if (value !== undefined) set[field] = value;
+    }
+    const doc = await mongoCall(() =>
+      this.model
+        .findOneAndUpdate({ _id: id }, { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) }, { new: true })
+        .lean<UserDoc>()
+        .exec(),
+    );
+    return doc ? fromDocument<UserRecord>(doc) : undefined;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const result = await mongoCall(() => this.model.deleteOne({ _id: id }).exec());
+    return result.deletedCount === 1;
+  }
+
+  async list(query: { limit: number; after?: UserCursor; emailContains?: string }): Promise<UserRecord[]> {
+    const { after } = query;
+    const position = after ? { $or: [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }] } : {};
+    const docs = await mongoCall(() =>
+      this.model
+        .find({ ...emailFilter(query.emailContains), ...position })
+        .sort(OLDEST_FIRST)
+        .limit(query.limit)
+        .lean<UserDoc[]>()
+        .exec(),
+    );
+    return docs.map((doc) => fromDocument<UserRecord>(doc));
+  }
+
+  async count(emailContains?: string): Promise<number> {
+    return mongoCall(() => this.model.countDocuments(emailFilter(emailContains)).exec());
+  }
+
+  async createdBefore(before: Date): Promise<UserRecord[]> {
+    const docs = await mongoCall(() => this.model.find({ createdAt: { $lt: before } }).sort(OLDEST_FIRST).lean<UserDoc[]>().exec());
+    return docs.map((doc) => fromDocument<UserRecord>(doc));
   }
 }
 

@@ -28,6 +28,8 @@ export interface RequestLogStore {
   list(app: string, limit: number, after?: LogCursor): Promise<RequestLogRecord[]>;
   count(app: string): Promise<number>;
   deleteForApps(apps: string[]): Promise<number>;
+  /** Every app's entries older than the moment (an operator's purge); how many. */
+  deleteOlderThan(before: Date): Promise<number>;
   /** Every app id that has entries, for the orphan cleanup. */
   appIds(): Promise<string[]>;
 }

@@ -7,7 +7,13 @@ export interface SessionRecord {
   id: string;
   userId: string;
   expiresAt: Date;
-  kind: 'active' | 'revoked';
+  /**
+   * active: one of our sessions; revoked: a signed-out external token;
+   * deleted: an operator deleted this external user, so their tokens issued
+   * before `issuedBefore` are refused (accounts.ts), until the record expires.
+   */
+  kind: 'active' | 'revoked' | 'deleted';
+  issuedBefore?: Date;
 }
 
 export interface SessionStore {
@@ -16,6 +22,8 @@ export interface SessionStore {
   /** Expired records are absent, whether or not the cleanup has removed them yet. */
   find(id: string, now: Date): Promise<SessionRecord | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Every active or revoked record of the user (an operator deleted or disabled them); how many. */
+  deleteForUser(userId: string): Promise<number>;
   /** The periodic cleanup (there is no TTL index on FerretDB). */
   deleteExpired(now: Date): Promise<number>;
 }

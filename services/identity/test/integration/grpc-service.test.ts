@@ -74,13 +74,13 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
     it('when registering, signing in, checking and signing out, then each step answers as documented', async () => {
       const { email, user, token } = await signUp(a);
       expect(user).toMatchObject({ email, provider: 'password' });
-      await expect(b.verifySession({ token })).resolves.toEqual({ user });
+      await expect(b.verifySession({ token })).resolves.toEqual({ user, operator: false });
       const login = await b.login({ email: email.toUpperCase(), password: PASSWORD, clientAddress: anAddress() });
       expect(login.user).toEqual(user);
       expect(Date.parse(login.session!.expiresAt) - Date.now()).toBeGreaterThan(3500_000);
       await a.logout({ token });
       expect(await refusalOf(b.verifySession({ token }))).toMatchObject({ status: GrpcStatus.UNAUTHENTICATED, code: 'session_ended' });
-      await expect(a.verifySession({ token: login.session!.token })).resolves.toEqual({ user });
+      await expect(a.verifySession({ token: login.session!.token })).resolves.toEqual({ user, operator: false });
     });
 
     it('when the password is wrong or the email unknown, then the same UNAUTHENTICATED answer', async () => {

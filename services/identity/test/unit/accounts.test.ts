@@ -66,7 +66,7 @@ describe('AccountService', () => {
     expect(stored?.passwordHash).toMatch(/^scrypt\$/);
     expect(JSON.stringify(stored)).not.toContain('correct horse');
     expect(session.expiresAt.toISOString()).toBe('2030-01-01T01:00:00.000Z');
-    await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ id: user.id, email: 'ada@example.com' });
+    await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ user: { id: user.id, email: 'ada@example.com' }, operator: false });
   });
 
   describe('the sign-up policy', () => {
@@ -94,7 +94,7 @@ describe('AccountService', () => {
       await accounts.register('ada@example.com', 'correct horse');
       const idpOnly = build(undefined, { mode: 'closed', localSignIn: false });
       expect(await refusalOf(idpOnly.login('ada@example.com', 'correct horse', HERE))).toMatchObject({ status: 7, code: 'local_sign_in_disabled' });
-      await expect(idpOnly.verifySession(await externalToken('sub-1', 'carol@example.com'))).resolves.toMatchObject({ email: 'carol@example.com' });
+      await expect(idpOnly.verifySession(await externalToken('sub-1', 'carol@example.com'))).resolves.toMatchObject({ user: { email: 'carol@example.com' } });
     });
   });
 
@@ -111,7 +111,7 @@ describe('AccountService', () => {
   it('when signing in with the right password, then a new session; a wrong password and an unknown email get the same refusal', async () => {
     await accounts.register('ada@example.com', 'correct horse');
     const { session } = await accounts.login('ADA@example.com', 'correct horse', HERE);
-    await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ email: 'ada@example.com' });
+    await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ user: { email: 'ada@example.com' } });
     const wrong = await refusalOf(accounts.login('ada@example.com', 'wrong horse', HERE));
     const unknown = await refusalOf(accounts.login('nobody@example.com', 'correct horse', HERE));
     expect(wrong).toEqual({ status: 16, code: 'invalid_credentials', message: 'The email or password is not correct.' });
@@ -165,7 +165,7 @@ describe('AccountService', () => {
     const first = await accounts.login('ada@example.com', 'correct horse', HERE);
     const second = await accounts.login('ada@example.com', 'correct horse', HERE);
     await accounts.logout(first.session.token);
-    await expect(accounts.verifySession(second.session.token)).resolves.toMatchObject({ email: 'ada@example.com' });
+    await expect(accounts.verifySession(second.session.token)).resolves.toMatchObject({ user: { email: 'ada@example.com' } });
   });
 
   it('when the session has expired, then session_expired, and the cleanup removes its record', async () => {
@@ -183,11 +183,11 @@ describe('AccountService', () => {
 
   it('when a trusted issuer user is first seen, then one account is created for them and reused after', async () => {
     const token = await externalToken('sub-7', 'grace@corp.example');
-    const [a, b] = await Promise.all([accounts.verifySession(token), accounts.verifySession(token)]);
+    const [{ user: a }, { user: b }] = await Promise.all([accounts.verifySession(token), accounts.verifySession(token)]);
     expect(a.id).toBe(b.id);
     expect(a).toMatchObject({ provider: ISSUER, email: 'grace@corp.example', key: `${ISSUER}#sub-7` });
-    expect((await accounts.verifySession(await externalToken('sub-7'))).id).toBe(a.id);
-    expect((await accounts.verifySession(await externalToken('sub-8'))).id).not.toBe(a.id);
+    expect((await accounts.verifySession(await externalToken('sub-7'))).user.id).toBe(a.id);
+    expect((await accounts.verifySession(await externalToken('sub-8'))).user.id).not.toBe(a.id);
   });
 
   it('when a trusted issuer token is signed out, then that token is refused until it expires', async () => {

@@ -1,0 +1,80 @@
+import { invalidArgument } from '@sandbox/runtime';
+import type { AppStore } from '../stores/app-store';
+import type { UsageRecord, UsageStore } from '../stores/usage-store';
+import { PATTERN } from './credentials';
+import { LIMITS } from './limits';
+
+/** A count as the gateway reports it (identity.proto UsageCount): the app by internal id or, failing that, by App ID. */
+export interface UsageInput {
+  app: string;
+  appId: string;
+  day: string;
+  authStyle: string;
+  routeFamily: string;
+  requests: number;
+  lastAt: string;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const LABEL = /^[a-z0-9_-]{1,32}$/;
+/** More than a gateway can count in a flush interval: a bigger figure is a bug or a forgery, not traffic. */
+const REQUESTS_MAX = 1_000_000_000;
+
+/** A UTC day, YYYY-MM-DD, that is a real date. */
+export function isDay(text: string): boolean {
+  if (!DAY.test(text)) return false;
+  const moment = Date.parse(`${text}T00:00:00Z`);
+  // Date.parse rolls 2030-02-30 over to March rather than refusing it: the round trip tells.
+  return Number.isFinite(moment) && new Date(moment).toISOString().startsWith(text);
+}
+
+/**
+ * Request counts per day, app, auth style and route family, from the
+ * gateways' flushes: every request counted (the request log keeps only each
+ * app's newest), kept until an operator purges them or the app goes.
+ */
+export class UsageService {
+  constructor(
+    private readonly usage: UsageStore,
+    private readonly apps: AppStore,
+  ) {}
+
+  /** Adds the counts of apps that exist; malformed counts are dropped, as malformed log entries are. */
+  async record(inputs: readonly UsageInput[]): Promise<number> {
+    if (inputs.length === 0) return 0;
+    if (inputs.length > LIMITS.recordBatchMax) {
+      throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} usage counts per call (got ${inputs.length}).`);
+    }
+    const valid = inputs.filter(
+      (input) =>
+        isDay(input.day) &&
+        LABEL.test(input.routeFamily) &&
+        (input.authStyle === '' || LABEL.test(input.authStyle)) &&
+        Number.isInteger(input.requests) &&
+        input.requests > 0 &&
+        input.requests <= REQUESTS_MAX,
+    );
+    // Both ways of naming an app resolved in two queries for the whole batch.
+    const byAppId = await this.apps.idsByAppId([...new Set(valid.filter((input) => !input.app && PATTERN.appId.test(input.appId)).map((input) => input.appId))]);
+    const ids = valid.map((input) => input.app || byAppId.get(input.appId) || '');
+    const apps = new Map((await this.apps.findByIds([...new Set(ids.filter((id) => PATTERN.resourceId.test(id)))])).map((app) => [app.id, app]));
+    const rows: UsageRecord[] = [];
+    valid.forEach((input, i) => {
+      const app = apps.get(ids[i]!);
+      if (!app) return;
+      const lastAt = Date.parse(input.lastAt);
+      rows.push({
+        day: input.day,
+        app: app.id,
+        appId: app.appId,
+        userId: app.ownerId,
+        authStyle: input.authStyle,
+        routeFamily: input.routeFamily,
+        requests: input.requests,
+        lastAt: Number.isFinite(lastAt) ? new Date(lastAt) : new Date(`${input.day}T00:00:00Z`),
+      });
+    });
+    await this.usage.add(rows);
+    return rows.length;
+  }
+}

@@ -1,0 +1,249 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import mongoose from 'mongoose';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
+import { identity } from '@sandbox/contracts';
+import { GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
+import { isolatedMongoUrl, refusalOf, requireStoreUrls, testTransport } from '@sandbox/testing';
+import { start } from '../../src/composition';
+import { loadIdentityConfig } from '../../src/config';
+
+jest.setTimeout(60_000);
+
+/*
+ * The operator's RPCs (issue #22, docs/operators.md) on two real identity
+ * replicas sharing a real MongoDB-wire store: who is an operator, disable and
+ * enable, delete with everything that goes with it, purge, usage counts and
+ * their export, the audit log, and apps' own limits. The gateway's side
+ * (routes, 404s, oauth state) has its own tests.
+ */
+type Client = PromiseClient<identity.IdentityServiceClient>;
+const PASSWORD = 'correct horse battery';
+const OPERATOR_EMAIL = 'ops@example.org';
+const ISSUER = 'https://login.campus.example';
+const AUDIENCE = 'training-sandbox';
+const CLI: identity.Actor = { kind: 'cli', id: 'root@admin-pod', email: '' };
+const anAddress = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1`;
+
+describe('operator RPCs', () => {
+  const mongoUrl = isolatedMongoUrl('identity_admin');
+  let idpKey: CryptoKey;
+  let jwks: http.Server;
+  const services: RunningGrpcService[] = [];
+  const clients: Client[] = [];
+  let a: Client;
+  let b: Client;
+  let raw: mongoose.Connection;
+
+  const idpToken = (subject: string, claims: JWTPayload, issuedAt = Math.floor(Date.now() / 1000)) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(subject).setIssuedAt(issuedAt).setExpirationTime(issuedAt + 600).sign(idpKey);
+  const signUp = async (email = `u${randomBytes(4).toString('hex')}@example.com`) => {
+    const { user, session } = await a.register({ email, password: PASSWORD });
+    return { email, user: user!, token: session!.token };
+  };
+  const newApp = async (ownerId: string) => {
+    const { app, issued } = await a.createApp({ ownerId, name: 'Practice app', description: '', redirectUris: [] });
+    return { app: app!, issued: issued! };
+  };
+  const usage = (app: string, requests: number, extra: Partial<identity.UsageCount> = {}): identity.UsageCount => ({
+    app,
+    appId: '',
+    day: new Date().toISOString().slice(0, 10),
+    authStyle: 'api_key_header',
+    routeFamily: 'data',
+    requests,
+    lastAt: new Date().toISOString(),
+    ...extra,
+  });
+  const latestAudit = async () => (await a.adminListAudit({ pageSize: 1, pageToken: '' })).entries[0];
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    idpKey = pair.privateKey;
+    const keys = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] });
+    jwks = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(keys));
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const env = {
+      MONGO_URL: mongoUrl,
+      REDIS_URL: requireStoreUrls().redisUrl,
+      CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+      SESSION_SIGNING_KEY: randomBytes(32).toString('hex'),
+      IDENTITY_GRPC_PORT: '0',
+      LOG_LEVEL: 'silent',
+      EXTERNAL_IDP_ISSUER: ISSUER,
+      EXTERNAL_IDP_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`,
+      EXTERNAL_IDP_AUDIENCE: AUDIENCE,
+      OPERATOR_EMAILS: ` ${OPERATOR_EMAIL.toUpperCase()} `,
+      OPERATOR_GROUPS: 'sandbox-operators',
+    };
+    for (let i = 0; i < 2; i++) {
+      const service = await start(loadIdentityConfig(env));
+      services.push(service);
+      clients.push(promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', 10_000, { transport: testTransport() }));
+    }
+    [a, b] = clients as [Client, Client];
+    raw = await mongoose.createConnection(mongoUrl).asPromise();
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    for (const service of services) await service.stop();
+    await raw?.db?.dropDatabase();
+    await raw?.close();
+    jwks?.close();
+  });
+
+  it('names operators by email (any case) and by group claim; an unverified email of an identity provider does not count', async () => {
+    const ops = await signUp(OPERATOR_EMAIL);
+    expect((await b.verifySession({ token: ops.token })).operator).toBe(true);
+    expect((await b.verifySession({ token: (await signUp()).token })).operator).toBe(false);
+    const grouped = await idpToken('emp-1', { email: 'grace@campus.example', groups: ['staff', 'sandbox-operators'] });
+    expect((await b.verifySession({ token: grouped })).operator).toBe(true);
+    const unverified = await idpToken('emp-2', { email: OPERATOR_EMAIL, email_verified: false });
+    expect((await b.verifySession({ token: unverified })).operator).toBe(false);
+    const verified = await idpToken('emp-3', { email: OPERATOR_EMAIL, email_verified: true });
+    expect((await b.verifySession({ token: verified })).operator).toBe(true);
+  });
+
+  it('when a user is disabled, then their sessions, sign-in and app credentials are refused on the other replica, and enabling restores the credentials', async () => {
+    const learner = await signUp();
+    const { app, issued } = await newApp(learner.user.id);
+    const disabled = await a.adminSetUserDisabled({ actor: CLI, userId: learner.user.id, disabled: true });
+    expect(disabled.user).toMatchObject({ disabled: true, appCount: 1 });
+    const check = await b.verifyApiKey({ apiKey: issued.apiKey! });
+    expect(check.check).toMatchObject({ ok: false, reason: expect.stringMatching(/disabled by an operator/) });
+    expect(await b.lookupApp({ appId: app.appId })).toMatchObject({ found: true, active: false });
+    const session = await refusalOf(b.verifySession({ token: learner.token }));
+    expect({ status: session.status, code: session.code }).toEqual({ status: GrpcStatus.UNAUTHENTICATED, code: 'session_ended' });
+    const login = await refusalOf(b.login({ email: learner.email, password: PASSWORD, clientAddress: anAddress() }));
+    expect({ status: login.status, code: login.code }).toEqual({ status: GrpcStatus.PERMISSION_DENIED, code: 'account_disabled' });
+    expect(await latestAudit()).toMatchObject({ action: 'user.disable', actor: CLI, targetUserId: learner.user.id, targetEmail: learner.email });
+
+    await a.adminSetUserDisabled({ actor: CLI, userId: learner.user.id, disabled: false });
+    // Identity's credential cache lives at most 500 ms on the replica that did not make the change.
+    await until(async () => (await b.verifyApiKey({ apiKey: issued.apiKey! })).check?.ok === true);
+    expect((await b.login({ email: learner.email, password: PASSWORD, clientAddress: anAddress() })).user?.id).toBe(learner.user.id);
+    expect((await latestAudit()).action).toBe('user.enable');
+  });
+
+  it('an operator signed in to the portal cannot disable or delete their own account; an action without an actor is refused', async () => {
+    const ops = await signUp(`ops+${randomBytes(3).toString('hex')}@example.org`);
+    const self: identity.Actor = { kind: 'session', id: ops.user.id, email: ops.email };
+    for (const call of [a.adminSetUserDisabled({ actor: self, userId: ops.user.id, disabled: true }), a.adminDeleteUser({ actor: self, userId: ops.user.id })]) {
+      expect((await refusalOf(call)).code).toBe('cannot_act_on_self');
+    }
+    expect((await refusalOf(a.adminDeleteUser({ actor: undefined, userId: ops.user.id }))).code).toBe('actor_required');
+    expect((await refusalOf(a.adminDeleteUser({ actor: CLI, userId: 'ffffffffffffffffffffffff' }))).code).toBe('user_not_found');
+    expect((await refusalOf(a.adminGetUser({ userId: 'not-an-id' }))).status).toBe(GrpcStatus.NOT_FOUND);
+  });
+
+  it('counts usage from both replicas, by app or App ID, in the user list and the export; malformed counts are dropped', async () => {
+    const learner = await signUp();
+    const { app } = await newApp(learner.user.id);
+    await a.recordRequests({ entries: [], usage: [usage(app.id, 3), usage('', 2, { appId: app.appId }), usage(app.id, 4, { authStyle: 'basic', routeFamily: 'auth' })] });
+    await b.recordRequests({ entries: [], usage: [usage(app.id, 5), usage(app.id, 7, { day: '2030-02-30' }), usage(app.id, -1), usage('ffffffffffffffffffffffff', 9)] });
+    const { user, apps } = await b.adminGetUser({ userId: learner.user.id });
+    expect(user).toMatchObject({ appCount: 1, requestCount: 14, disabled: false, operator: false });
+    expect(apps.map((x) => x.appId)).toEqual([app.appId]);
+    expect(JSON.stringify(apps)).not.toMatch(/"(hash|sealed|lookup)"/);
+    const day = new Date().toISOString().slice(0, 10);
+    const { rows } = await a.adminUsage({ actor: CLI, from: day, to: day });
+    expect(rows.filter((row) => row.userId === learner.user.id)).toEqual([
+      { day, userId: learner.user.id, email: learner.email, app: app.id, appId: app.appId, appName: 'Practice app', authStyle: 'api_key_header', routeFamily: 'data', requests: 10 },
+      { day, userId: learner.user.id, email: learner.email, app: app.id, appId: app.appId, appName: 'Practice app', authStyle: 'basic', routeFamily: 'auth', requests: 4 },
+    ]);
+    expect(await latestAudit()).toMatchObject({ action: 'usage.export', actor: CLI });
+    expect((await refusalOf(a.adminUsage({ actor: CLI, from: '2030-13-01', to: '' }))).code).toBe('invalid_day');
+  });
+
+  it('when a user is deleted, then their apps, logs, usage, limits and sessions are gone, and an identity provider user is not re-created from an older token', async () => {
+    const learner = await signUp();
+    const { app, issued } = await newApp(learner.user.id);
+    await a.recordRequests({
+      entries: [{ app: app.id, time: new Date().toISOString(), method: 'GET', path: '/playground/data/hr/employees', status: 200, authStyle: 'api_key_header', latencyMs: 1, requestId: 'r-1', appId: '', failure: '' }],
+      usage: [usage(app.id, 1)],
+    });
+    await a.adminSetAppLimit({ actor: CLI, appId: app.appId, exempt: true, perSecond: 0, burst: 0 });
+    const deleted = await a.adminDeleteUser({ actor: CLI, userId: learner.user.id });
+    expect(deleted).toEqual({ userId: learner.user.id, appsDeleted: 1, appIds: [app.appId] });
+    await until(async () => (await b.verifyApiKey({ apiKey: issued.apiKey! })).check?.ok === false);
+    expect((await refusalOf(b.verifySession({ token: learner.token }))).status).toBe(GrpcStatus.UNAUTHENTICATED);
+    for (const collection of ['apps', 'request_logs', 'usage', 'sessions']) {
+      expect(await raw.collection(collection).countDocuments({ $or: [{ ownerId: learner.user.id }, { app: app.id }, { userId: learner.user.id }] })).toBe(0);
+    }
+    expect((await b.listAppLimits({})).limits.map((limit) => limit.appId)).not.toContain(app.appId);
+    expect(await latestAudit()).toMatchObject({ action: 'user.delete', targetEmail: learner.email, detail: `1 app deleted: ${app.appId}` });
+
+    const before = Math.floor(Date.now() / 1000) - 30;
+    const old = await idpToken('emp-9', { email: 'ivy@campus.example' }, before);
+    const first = await a.verifySession({ token: old });
+    await a.adminDeleteUser({ actor: CLI, userId: first.user!.id });
+    expect((await refusalOf(b.verifySession({ token: old }))).code).toBe('account_deleted');
+    const fresh = await b.verifySession({ token: await idpToken('emp-9', { email: 'ivy@campus.example' }, Math.floor(Date.now() / 1000) + 2) });
+    expect(fresh.user!.id).not.toBe(first.user!.id);
+  });
+
+  it('purges everyone created before a moment except operators (a dry run first changes nothing), with one audit entry', async () => {
+    const ops = await signUp(`p${randomBytes(3).toString('hex')}@example.org`);
+    await a.verifySession({ token: ops.token }); // not an operator by email...
+    const grouped = await idpToken(`op-${randomBytes(3).toString('hex')}`, { groups: ['sandbox-operators'] });
+    const groupOperator = (await a.verifySession({ token: grouped })).user!; // ...this one is, by its group
+    const learner = await signUp();
+    await newApp(learner.user.id);
+    const moment = new Date(Date.now() + 1000).toISOString();
+    const dry = await a.adminPurge({ actor: CLI, before: moment, dryRun: true });
+    expect(dry.users).toBeGreaterThanOrEqual(2);
+    expect(await a.adminGetUser({ userId: learner.user.id })).toBeDefined();
+    const auditBefore = await latestAudit();
+    expect(auditBefore?.action).not.toBe('purge');
+
+    const purged = await b.adminPurge({ actor: CLI, before: moment, dryRun: false });
+    expect(purged).toMatchObject({ users: dry.users, apps: dry.apps });
+    expect((await refusalOf(a.adminGetUser({ userId: learner.user.id }))).code).toBe('user_not_found');
+    expect((await refusalOf(a.adminGetUser({ userId: ops.user.id }))).code).toBe('user_not_found');
+    expect((await a.adminGetUser({ userId: groupOperator.id })).user).toMatchObject({ operator: true });
+    const listed = await a.adminListUsers({ pageSize: 0, pageToken: '', emailContains: '' });
+    expect(listed.users.map((u) => u.user!.email)).toContain(OPERATOR_EMAIL);
+    expect(await latestAudit()).toMatchObject({ action: 'purge', detail: expect.stringMatching(/operators spared/) });
+    expect((await refusalOf(a.adminPurge({ actor: CLI, before: 'last tuesday', dryRun: true }))).code).toBe('invalid_before');
+  });
+
+  it('lists users oldest first, a page at a time, filtered by part of the email', async () => {
+    const tag = randomBytes(3).toString('hex');
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await signUp(`list-${tag}-${i}@example.com`));
+    const first = await a.adminListUsers({ pageSize: 2, pageToken: '', emailContains: `LIST-${tag}` });
+    expect(first.total).toBe(3);
+    expect(first.users.map((u) => u.user!.email)).toEqual([made[0]!.email, made[1]!.email]);
+    const second = await b.adminListUsers({ pageSize: 2, pageToken: first.nextPageToken, emailContains: `list-${tag}` });
+    expect({ emails: second.users.map((u) => u.user!.email), next: second.nextPageToken }).toEqual({ emails: [made[2]!.email], next: '' });
+    expect((await refusalOf(a.adminListUsers({ pageSize: 2, pageToken: 'garbage!', emailContains: '' }))).code).toBe('invalid_page_token');
+    expect((await a.adminListUsers({ pageSize: 1, pageToken: '', emailContains: '.*' })).total).toBe(0);
+  });
+
+  it("sets, lists and clears an app's own limit, refusing what is not a limit or not an app", async () => {
+    const learner = await signUp();
+    const { app } = await newApp(learner.user.id);
+    const set = await a.adminSetAppLimit({ actor: CLI, appId: app.appId, exempt: false, perSecond: 500, burst: 1000 });
+    expect(set.limit).toMatchObject({ appId: app.appId, exempt: false, perSecond: 500, burst: 1000, setBy: CLI });
+    expect((await b.listAppLimits({})).limits).toContainEqual(expect.objectContaining({ appId: app.appId, perSecond: 500 }));
+    expect(await latestAudit()).toMatchObject({ action: 'app_limit.set', targetUserId: learner.user.id, detail: `${app.appId}: 500/s, burst 1000` });
+    expect((await refusalOf(a.adminSetAppLimit({ actor: CLI, appId: app.appId, exempt: false, perSecond: 0, burst: 10 }))).code).toBe('invalid_limit');
+    expect((await refusalOf(a.adminSetAppLimit({ actor: CLI, appId: app.appId, exempt: false, perSecond: 5, burst: 0 }))).code).toBe('invalid_limit');
+    expect((await refusalOf(a.adminSetAppLimit({ actor: CLI, appId: 'app_AAAAAAAAAAAAAAAAAAAAAA', exempt: true, perSecond: 0, burst: 0 }))).code).toBe('app_not_found');
+    await b.adminClearAppLimit({ actor: CLI, appId: app.appId });
+    expect((await a.listAppLimits({})).limits.map((limit) => limit.appId)).not.toContain(app.appId);
+    expect((await refusalOf(a.adminClearAppLimit({ actor: CLI, appId: app.appId }))).code).toBe('app_limit_not_found');
+    expect((await latestAudit()).action).toBe('app_limit.clear');
+  });
+});
+
+/** Polls until the check holds, for at most 5 s: another replica's cache lives up to 500 ms. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
