@@ -17,9 +17,10 @@ import {
 import type { IdentityConfig } from './config';
 import { AccountService } from './domain/accounts';
 import { AdminService } from './domain/admin';
+import { AppLeftovers } from './domain/app-leftovers';
 import { AppService } from './domain/apps';
 import { CredentialCrypto } from './domain/credential-crypto';
-import { PageTokens } from './domain/page-tokens';
+import { OPERATOR_PAGE_TOKEN_KEY_INFO, PageTokens } from './domain/page-tokens';
 import { PasswordHasher } from './domain/passwords';
 import { RequestLogService } from './domain/request-logs';
 import { SessionTokens } from './domain/session-tokens';
@@ -53,7 +54,7 @@ import { signInLimiters } from './stores/sign-in-limiters';
 import type { UsageStore } from './stores/usage-store';
 import type { UserStore } from './stores/user-store';
 
-/** Expired sessions and orphaned logs are swept this often (no TTL indexes on FerretDB). */
+/** Expired sessions, and what deleted apps left (logs, usage, limits), are swept this often (no TTL indexes on FerretDB). */
 const CLEANUP_INTERVAL_MS = 60_000;
 
 interface Stores {
@@ -191,13 +192,19 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     signUp: config.signUp,
     operators: config.operators,
   });
-  const apps = new AppService({ apps: stores.apps, logs: stores.logs, crypto, onChange: () => verifier.invalidate() });
+  const apps = new AppService({ ...stores, crypto, onChange: () => verifier.invalidate() });
+  const leftovers = new AppLeftovers(stores);
   const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));
   const usage = new UsageService(stores.usage, stores.apps);
-  const admin = new AdminService({ ...stores, operators: config.operators, onChange: () => verifier.invalidate() });
+  const admin = new AdminService({
+    ...stores,
+    operators: config.operators,
+    tokens: new PageTokens(keys.session, OPERATOR_PAGE_TOKEN_KEY_INFO),
+    onChange: () => verifier.invalidate(),
+  });
 
   const cleanup = setInterval(() => {
-    Promise.all([accounts.cleanup(), logs.removeOrphans()]).catch((error: unknown) =>
+    Promise.all([accounts.cleanup(), logs.removeOrphans(), leftovers.removeOrphans()]).catch((error: unknown) =>
       logger.warn({ err: (error as Error).message }, 'periodic cleanup failed; retrying next interval'),
     );
   }, CLEANUP_INTERVAL_MS);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds } from '@sandbox/runtime';
 import type { SignUpPolicy } from './domain/sign-up-policy';
+import { displayEmail } from './domain/validation';
 
 const seconds = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -37,12 +38,17 @@ const schema = z
       }),
     /** false: accounts with a password cannot sign in (people sign in through the identity provider). */
     LOCAL_SIGN_IN: env.bool(true),
-    /** Operators (docs/operators.md): these emails, comma-separated (an identity provider's only when email_verified)... */
+    /**
+     * Operators (docs/operators.md): these emails, comma-separated, kept in
+     * the canonical form of account emails (validation.ts), so any case
+     * matches; an identity provider's only when its token has email_verified...
+     */
     OPERATOR_EMAILS: z
       .string()
       .optional()
-      .transform((v) => (v ?? '').split(',').map((e) => e.trim().normalize('NFC').toLowerCase()).filter((e) => e !== ''))
-      .refine((emails) => emails.every((e) => /^[^@\s]+@[^@\s]+$/.test(e)), { message: 'must be email addresses separated by commas' }),
+      .transform((v) => (v ?? '').split(',').map((e) => e.trim()).filter((e) => e !== ''))
+      .refine((emails) => emails.every((e) => displayEmail(e) !== ''), { message: 'must be email addresses separated by commas (ops@example.org,lead@example.org)' })
+      .transform((emails) => emails.map(displayEmail)),
     /** ...and whoever's identity-provider token lists one of these groups in OPERATOR_GROUPS_CLAIM. */
     OPERATOR_GROUPS: z
       .string()

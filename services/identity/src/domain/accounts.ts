@@ -38,7 +38,7 @@ export interface AccountDeps {
 }
 
 /** How stale lastSeenAt may get before a session check writes it again: one write per user per interval, not per request. */
-export const LAST_SEEN_EVERY_MS = 10 * 60_000;
+export const LAST_SEEN_EVERY_MS = 60_000;
 /** How long a deleted external user's older tokens stay refused: longer than any ID token an identity provider issues. */
 export const DELETED_USER_MEMORY_MS = 24 * 3600_000;
 
@@ -57,11 +57,13 @@ const badCredentials = () => unauthenticated('invalid_credentials', 'The email o
 /** Portal accounts and their sessions. */
 export class AccountService {
   private readonly now: () => Date;
+  private readonly operators: OperatorRule;
   /** Who may sign up and whether passwords sign in: what the portal's sign-in screen offers. */
   readonly signUp: SignUpPolicy;
 
   constructor(private readonly deps: AccountDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.operators = deps.operators ?? NO_OPERATORS;
     this.signUp = deps.signUp ?? OPEN_SIGN_UP;
   }
 
@@ -117,7 +119,7 @@ export class AccountService {
     await attempt.succeeded();
     // Only after the password matched: a disabled account is no secret to whoever knows its password.
     if (user.disabledAt) throw accountDisabled();
-    await this.deps.users.update(user.id, { lastSeenAt: this.now() });
+    await this.seen(user, isOperator(this.operators, user.email));
     return { user, session: await this.startSession(user.id) };
   }
 
@@ -159,12 +161,16 @@ export class AccountService {
       });
     }
     if (user.disabledAt) throw accountDisabled();
-    const operator = isOperator(this.deps.operators ?? NO_OPERATORS, user.email, verified.kind === 'external' ? verified.claims : undefined);
+    const operator = isOperator(this.operators, user.email, verified.kind === 'external' ? verified.claims : undefined);
     await this.seen(user, operator);
     return { user, operator };
   }
 
-  /** Keeps lastSeenAt (at most every LAST_SEEN_EVERY_MS) and the operator mark up to date, for the operator's user list and purges. */
+  /**
+   * Keeps lastSeenAt (written at most every LAST_SEEN_EVERY_MS, not on every
+   * request) and the operator mark (written only when it changes) up to date,
+   * for the operators' user list and for purges, which spare operators.
+   */
   private async seen(user: UserRecord, operator: boolean): Promise<void> {
     const now = this.now();
     const stale = !user.lastSeenAt || now.getTime() - user.lastSeenAt.getTime() >= LAST_SEEN_EVERY_MS;

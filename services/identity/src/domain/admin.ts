@@ -7,8 +7,11 @@ import type { SessionStore } from '../stores/session-store';
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
 import type { UserCursor, UserRecord, UserStore } from '../stores/user-store';
 import { DELETED_USER_MEMORY_MS, deletedUserRecordId } from './accounts';
+import { AppLeftovers } from './app-leftovers';
 import { PATTERN } from './credentials';
+import { LIMITS } from './limits';
 import { isOperator, type OperatorRule } from './operators';
+import type { PageTokens } from './page-tokens';
 import { newLogId } from './request-logs';
 import { isDay } from './usage';
 
@@ -36,6 +39,8 @@ export interface AdminDeps {
   audit: AuditStore;
   limits: AppLimitStore;
   operators: OperatorRule;
+  /** Signs the lists' page tokens, as the request logs' (page-tokens.ts). */
+  tokens: PageTokens;
   /** Called after apps change, so cached credential answers are dropped at once (other replicas' within their TTL). */
   onChange: () => void;
   now?: () => Date;
@@ -45,22 +50,16 @@ const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;
 const LOCAL_PROVIDER = 'password';
 
-const userNotFound = () => notFound('user_not_found', 'No user with this id was found.');
+const userNotFound = () => notFound('user_not_found', 'No user has this id.');
 
-/** A page token: the position after the last item shown, as base64url JSON; operators only, so it is not signed, only checked. */
-function sealCursor(at: Date, id: string): string {
-  return Buffer.from(JSON.stringify([at.getTime(), id])).toString('base64url');
-}
-function openCursor(token: string): { at: Date; id: string } | undefined {
-  if (token === '') return undefined;
-  try {
-    const [ms, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
-    if (typeof ms === 'number' && Number.isSafeInteger(ms) && typeof id === 'string' && id.length <= 64) return { at: new Date(ms), id };
-  } catch {
-    // refused below
-  }
-  throw invalidArgument('invalid_page_token', 'pageToken is not one this list issued: send nextPageToken back unchanged, or start again without one.');
-}
+/**
+ * What a page token is bound to (page-tokens.ts signs it with this): the
+ * list, and for users the filter, so a token of one list or filter is refused
+ * by another rather than silently paging something else.
+ */
+const USERS_LIST = (emailContains: string) => `admin/users?email=${emailContains}`;
+const AUDIT_LIST = 'admin/audit';
+
 function pageSize(requested: number): number {
   if (!Number.isInteger(requested) || requested < 0) throw invalidArgument('invalid_page_size', 'page_size must be a positive integer.');
   return Math.min(requested === 0 ? PAGE_DEFAULT : requested, PAGE_MAX);
@@ -75,9 +74,17 @@ export function parseBefore(text: string): Date {
   return new Date(moment);
 }
 
-function checkActor(actor: { kind: string; id: string; email: string } | undefined): AuditActor {
+/** The longest actor id kept: a user id, or the CLI's "<os user>@<host>" (a host name is at most 253). */
+const ACTOR_ID_MAX = 320;
+const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+
+/** Who does an operator's action, as the audit log will name them. */
+export function checkActor(actor: { kind: string; id: string; email: string } | undefined): AuditActor {
   if (!actor || (actor.kind !== 'session' && actor.kind !== 'cli') || actor.id === '') {
-    throw invalidArgument('actor_required', 'Every operator action names who does it: a signed-in operator, or the admin CLI.');
+    throw invalidArgument('actor_required', 'Every operator action names who does it: a signed-in operator (kind "session"), or the admin CLI (kind "cli"), with an id.');
+  }
+  if (actor.id.length > ACTOR_ID_MAX || actor.email.length > LIMITS.emailMax || !PRINTABLE.test(actor.id) || !PRINTABLE.test(actor.email)) {
+    throw invalidArgument('invalid_actor', `The actor's id (at most ${ACTOR_ID_MAX} characters) or email (at most ${LIMITS.emailMax}) is too long or holds control characters.`);
   }
   return { kind: actor.kind, id: actor.id, email: actor.email };
 }
@@ -86,25 +93,34 @@ function checkActor(actor: { kind: string; id: string; email: string } | undefin
  * What operators do (docs/operators.md): look at users, disable, enable or
  * delete one, purge everything from before a moment, export usage, and set
  * an app's own fair-share limit. Every change is written to the audit log
- * once it has succeeded. Deletion goes app data first and the user last, so a
- * failure half-way leaves a user an operator can delete again to finish.
+ * once it has succeeded (a dry run changes nothing and is not). Each change
+ * is a sequence of steps that can each be repeated, so the same request sent
+ * again after a failure half-way finishes the job.
  */
 export class AdminService {
   private readonly now: () => Date;
+  private readonly leftovers: AppLeftovers;
 
   constructor(private readonly deps: AdminDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.leftovers = new AppLeftovers(deps);
   }
 
   async listUsers(query: { pageSize: number; pageToken: string; emailContains: string }): Promise<{ users: UserOverview[]; nextPageToken: string; total: number }> {
     const limit = pageSize(query.pageSize);
-    const cursor = openCursor(query.pageToken);
-    const after: UserCursor | undefined = cursor && { createdAt: cursor.at, id: cursor.id };
-    const emailContains = query.emailContains.trim().toLowerCase();
+    // Emails are stored canonical (validation.ts): NFC, lower case.
+    const emailContains = query.emailContains.trim().normalize('NFC').toLowerCase();
+    const list = USERS_LIST(emailContains);
+    const cursor = query.pageToken === '' ? undefined : this.deps.tokens.open(list, query.pageToken);
+    const after: UserCursor | undefined = cursor && { createdAt: cursor.time, id: cursor.id };
     const [rows, total] = await Promise.all([this.deps.users.list({ limit: limit + 1, after, emailContains }), this.deps.users.count(emailContains)]);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { users: await this.overviews(page), nextPageToken: rows.length > limit && last ? sealCursor(last.createdAt, last.id) : '', total };
+    return {
+      users: await this.overviews(page),
+      nextPageToken: rows.length > limit && last ? this.deps.tokens.seal(list, { time: last.createdAt, id: last.id }) : '',
+      total,
+    };
   }
 
   async getUser(userId: string): Promise<{ overview: UserOverview; apps: AppRecord[] }> {
@@ -117,14 +133,21 @@ export class AdminService {
     const actor = checkActor(actorInput);
     this.notSelf(actor, userId);
     const user = await this.findUser(userId);
-    // The apps first: were the user marked and the apps not, an enable would
-    // find nothing to undo; this way a retry after a failure finishes the job.
+    // The user first (one write: their sessions and sign-ins are refused from
+    // then on), then their apps, each marked so credential checks refuse it
+    // without reading the user. Both steps are idempotent, so a retry after a
+    // failure between them finishes the job. Sessions are kept, only refused
+    // (account_disabled, which tells the learner what happened), and work
+    // again after an enable, as the provider's tokens do.
+    const updated = (await this.deps.users.update(user.id, { disabledAt: disabled ? (user.disabledAt ?? this.now()) : null })) ?? user;
     await this.deps.apps.setOwnerDisabled(user.id, disabled);
     this.deps.onChange();
-    const updated = (await this.deps.users.update(user.id, { disabledAt: disabled ? (user.disabledAt ?? this.now()) : null })) ?? user;
-    // A disabled user's sessions end at once (their tokens are refused anyway while disabled; an enable does not bring them back).
-    if (disabled) await this.deps.sessions.deleteForUser(user.id);
-    await this.record(actor, disabled ? 'user.disable' : 'user.enable', updated, disabled ? 'sessions ended; app credentials refused' : 'app credentials work again');
+    await this.record(
+      actor,
+      disabled ? 'user.disable' : 'user.enable',
+      updated,
+      disabled ? 'sign-in, sessions and app credentials refused' : 'sign-in, sessions and app credentials work again',
+    );
     const [overview] = await this.overviews([updated]);
     return overview!;
   }
@@ -134,31 +157,37 @@ export class AdminService {
     this.notSelf(actor, userId);
     const user = await this.findUser(userId);
     const appIds = await this.erase(user);
-    await this.record(actor, 'user.delete', user, `${appIds.length} app${appIds.length === 1 ? '' : 's'} deleted${appIds.length ? `: ${appIds.join(', ')}` : ''}`);
+    await this.record(actor, 'user.delete', user, `${counted(appIds.length, 'app')} deleted${appIds.length ? `: ${appIds.join(', ')}` : ''}`);
     return { appIds };
   }
 
+  /**
+   * Every user created before the moment who is not an operator, deleted as
+   * deleteUser does; usage rows of days before its day; request-log entries
+   * older than it. A dry run changes nothing, says what would go, and is not
+   * audited (it changes nothing; the real run that follows is).
+   */
   async purge(actorInput: AuditActor | undefined, beforeText: string, dryRun: boolean): Promise<{ users: number; apps: number; usageRows: number; appIds: string[] }> {
     const actor = checkActor(actorInput);
     const before = parseBefore(beforeText);
     const day = before.toISOString().slice(0, 10);
     const users = (await this.deps.users.createdBefore(before)).filter((user) => !this.spared(user));
-    const apps = (await Promise.all(users.map((user) => this.deps.apps.listByOwner(user.id)))).flat();
-    const appIds = apps.map((app) => app.appId);
     if (dryRun) {
-      const usageRows = (await this.deps.usage.rows(undefined, undefined)).filter((row) => row.day < day).length;
-      return { users: users.length, apps: apps.length, usageRows, appIds };
+      const appIds = (await Promise.all(users.map((user) => this.deps.apps.listByOwner(user.id)))).flat().map((app) => app.appId);
+      return { users: users.length, apps: appIds.length, usageRows: await this.deps.usage.countBefore(day), appIds };
     }
-    for (const user of users) await this.erase(user);
+    // By date first, so the counts are those the dry run gave (the users' own rows would go with them anyway).
     const usageRows = await this.deps.usage.deleteBefore(day);
     const logEntries = await this.deps.logs.deleteOlderThan(before);
+    const appIds: string[] = [];
+    for (const user of users) appIds.push(...(await this.erase(user)));
     await this.record(
       actor,
       'purge',
       undefined,
-      `before ${before.toISOString()}: ${users.length} users, ${apps.length} apps, ${usageRows} usage rows, ${logEntries} log entries (operators spared)`,
+      `before ${before.toISOString()}: ${counted(users.length, 'user')}, ${counted(appIds.length, 'app')}, ${counted(usageRows, 'usage row')}, ${counted(logEntries, 'log entry', 'log entries')} deleted (operators spared)`,
     );
-    return { users: users.length, apps: apps.length, usageRows, appIds };
+    return { users: users.length, apps: appIds.length, usageRows, appIds };
   }
 
   async usage(actorInput: AuditActor | undefined, from: string, to: string): Promise<UsageExportRow[]> {
@@ -169,22 +198,23 @@ export class AdminService {
     if (from && to && from > to) throw invalidArgument('invalid_day', 'from must not be after to.');
     const rows = await this.deps.usage.rows(from || undefined, to || undefined);
     const userIds = [...new Set(rows.map((row) => row.userId))];
-    const users = new Map((await Promise.all(userIds.map((id) => this.deps.users.findById(id)))).flatMap((user) => (user ? [[user.id, user] as const] : [])));
+    const users = new Map((await this.deps.users.findByIds(userIds)).map((user) => [user.id, user]));
     const apps = new Map((await this.deps.apps.findByIds([...new Set(rows.map((row) => row.app))])).map((app) => [app.id, app]));
     const exported = rows
       .map((row) => ({ ...row, email: users.get(row.userId)?.email ?? '', appName: apps.get(row.app)?.name ?? '' }))
       .sort((a, b) => compare(a.day, b.day) || compare(a.email, b.email) || compare(a.appId, b.appId) || compare(a.authStyle, b.authStyle) || compare(a.routeFamily, b.routeFamily));
-    await this.record(actor, 'usage.export', undefined, `${from || 'the start'} to ${to || 'today'}: ${exported.length} rows`);
+    await this.record(actor, 'usage.export', undefined, `${from || 'the start'} to ${to || 'today'}: ${counted(exported.length, 'row')}`);
     return exported;
   }
 
   async listAudit(query: { pageSize: number; pageToken: string }): Promise<{ entries: AuditRecord[]; nextPageToken: string }> {
     const limit = pageSize(query.pageSize);
-    const after: AuditCursor | undefined = openCursor(query.pageToken);
+    const cursor = query.pageToken === '' ? undefined : this.deps.tokens.open(AUDIT_LIST, query.pageToken);
+    const after: AuditCursor | undefined = cursor && { at: cursor.time, id: cursor.id };
     const rows = await this.deps.audit.list(limit + 1, after);
     const entries = rows.slice(0, limit);
     const last = entries[entries.length - 1];
-    return { entries, nextPageToken: rows.length > limit && last ? sealCursor(last.at, last.id) : '' };
+    return { entries, nextPageToken: rows.length > limit && last ? this.deps.tokens.seal(AUDIT_LIST, { time: last.at, id: last.id }) : '' };
   }
 
   async setAppLimit(actorInput: AuditActor | undefined, appId: string, limit: { exempt: boolean; perSecond: number; burst: number }): Promise<AppLimitRecord> {
@@ -224,16 +254,20 @@ export class AdminService {
     return this.deps.limits.list();
   }
 
-  /** Everything of the user, the user last; each step is safe to repeat. The App IDs that went. */
+  /**
+   * Everything of the user, the user last; each step is safe to repeat, so
+   * sending the same deletion again after a failure finishes it. The App IDs
+   * that went in this call.
+   */
   private async erase(user: UserRecord): Promise<string[]> {
-    const apps = await this.deps.apps.listByOwner(user.id);
-    const ids = apps.map((app) => app.id);
-    const appIds = apps.map((app) => app.appId);
-    await this.deps.apps.deleteAllOwned(user.id);
+    const owned = await this.deps.apps.listByOwner(user.id);
+    // The apps first, in one write: their credentials stop at once (other replicas' caches within 500 ms).
+    const deleted = new Set(await this.deps.apps.deleteAllOwned(user.id));
     this.deps.onChange();
-    await this.deps.logs.deleteForApps(ids);
-    await this.deps.usage.deleteForApps(ids);
-    await this.deps.limits.deleteForAppIds(appIds);
+    const gone = owned.filter((app) => deleted.has(app.id));
+    await this.leftovers.remove(gone);
+    // By user as well: rows of apps an earlier, failed attempt already deleted (their logs and limits go with the orphan sweep).
+    await this.deps.usage.deleteForUser(user.id);
     await this.deps.sessions.deleteForUser(user.id);
     if (user.provider !== LOCAL_PROVIDER) {
       // The provider's tokens outlive the account: without this, the next request with one would create it again.
@@ -247,12 +281,16 @@ export class AdminService {
       });
     }
     await this.deps.users.delete(user.id);
-    return appIds;
+    return gone.map((app) => app.appId);
   }
 
-  /** Operators are never purged: by the configured emails, or because they were one when last seen (a group claim). */
+  /**
+   * Operators are never purged: a local account by the configured emails, and
+   * anyone who was an operator when last seen (an identity provider's user is
+   * one only by what their token says: a verified email or a group).
+   */
   private spared(user: UserRecord): boolean {
-    return user.operator === true || isOperator(this.deps.operators, user.email);
+    return user.operator === true || (user.provider === LOCAL_PROVIDER && isOperator(this.deps.operators, user.email));
   }
 
   private notSelf(actor: AuditActor, userId: string): void {
@@ -297,3 +335,5 @@ export class AdminService {
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** "1 app", "2 apps": the audit log's details are read by people. */
+const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

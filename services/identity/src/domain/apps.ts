@@ -1,7 +1,7 @@
 import { failedPrecondition, invalidArgument, notFound, resourceExhausted } from '@sandbox/runtime';
 import type { AppRecord, AppStore, StoredCredentials } from '../stores/app-store';
 import { DuplicateKeyError } from '../stores/errors';
-import type { RequestLogStore } from '../stores/request-log-store';
+import { AppLeftovers, type AppLeftoverStores } from './app-leftovers';
 import { CredentialCrypto } from './credential-crypto';
 import { hintOf, newAppId, newResourceId, newSecret, SECRET_KINDS, type SecretKind } from './credentials';
 import { LIMITS, PACK_SCOPES } from './limits';
@@ -18,9 +18,8 @@ export interface CreateAppInput {
   redirectUris: readonly string[];
 }
 
-export interface AppDeps {
-  apps: AppStore;
-  logs: RequestLogStore;
+/** The app store, and the stores of what a deleted app leaves behind (app-leftovers.ts). */
+export interface AppDeps extends AppLeftoverStores {
   crypto: CredentialCrypto;
   /** Called after every change, so cached credential answers are dropped at once. */
   onChange: () => void;
@@ -53,9 +52,11 @@ const INSERT_ATTEMPTS = 2;
  */
 export class AppService {
   private readonly now: () => Date;
+  private readonly leftovers: AppLeftovers;
 
   constructor(private readonly deps: AppDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.leftovers = new AppLeftovers(deps);
   }
 
   list(ownerId: string): Promise<AppRecord[]> {
@@ -102,7 +103,7 @@ export class AppService {
     return app;
   }
 
-  /** Permanently: the app, its credentials and its logs. With revoke: status revoked, every credential refused. */
+  /** Permanently: the app, its credentials, its logs, usage and own limit. With revoke: status revoked, every credential refused. */
   async delete(ownerId: string, id: string, revoke: boolean): Promise<{ outcome: 'deleted' } | { outcome: 'revoked'; app: AppRecord }> {
     if (!isAppResourceId(id)) throw appNotFound();
     if (revoke) {
@@ -112,11 +113,13 @@ export class AppService {
       this.deps.onChange();
       return { outcome: 'revoked', app };
     }
+    // Read first for its App ID, which names its limit.
+    const app = await this.deps.apps.findOwned(ownerId, id);
     // The app document holds every credential, so deleting it ends them all in one write.
-    if (!(await this.deps.apps.deleteOwned(ownerId, id))) throw appNotFound();
+    if (!app || !(await this.deps.apps.deleteOwned(ownerId, id))) throw appNotFound();
     this.deps.onChange();
-    // Logs go second; if this fails, the periodic orphan cleanup finishes the job.
-    await this.deps.logs.deleteForApps([id]);
+    // What it leaves goes second; if this fails, the periodic orphan cleanup finishes the job.
+    await this.leftovers.remove([app]);
     return { outcome: 'deleted' };
   }
 
@@ -147,12 +150,13 @@ export class AppService {
     return this.changeActive(ownerId, id, { scopes: scopeList(scopes), updatedAt: this.now() });
   }
 
-  /** Deletes every app of the owner, with their credentials and logs; how many. */
+  /** Deletes every app of the owner, with their credentials, logs, usage and limits; how many. */
   async resetOwner(ownerId: string): Promise<number> {
-    const ids = await this.deps.apps.deleteAllOwned(ownerId);
+    const owned = await this.deps.apps.listByOwner(ownerId);
+    const deleted = new Set(await this.deps.apps.deleteAllOwned(ownerId));
     this.deps.onChange();
-    await this.deps.logs.deleteForApps(ids);
-    return ids.length;
+    await this.leftovers.remove(owned.filter((app) => deleted.has(app.id)));
+    return deleted.size;
   }
 
   /**

@@ -19,6 +19,7 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const LABEL = /^[a-z0-9_-]{1,32}$/;
 /** More than a gateway can count in a flush interval: a bigger figure is a bug or a forgery, not traffic. */
 const REQUESTS_MAX = 1_000_000_000;
+const DAY_MS = 24 * 3600_000;
 
 /** A UTC day, YYYY-MM-DD, that is a real date. */
 export function isDay(text: string): boolean {
@@ -26,6 +27,17 @@ export function isDay(text: string): boolean {
   const moment = Date.parse(`${text}T00:00:00Z`);
   // Date.parse rolls 2030-02-30 over to March rather than refusing it: the round trip tells.
   return Number.isFinite(moment) && new Date(moment).toISOString().startsWith(text);
+}
+
+/**
+ * The latest request of a day's count, kept within that day: a clock far
+ * ahead (or a forged figure) would otherwise make the user look active for
+ * ever in the operators' list. Not a time at all: the day's start.
+ */
+export function lastAtWithin(day: string, lastAt: string): Date {
+  const start = Date.parse(`${day}T00:00:00Z`);
+  const parsed = Date.parse(lastAt);
+  return new Date(Number.isFinite(parsed) ? Math.min(Math.max(parsed, start), start + DAY_MS - 1) : start);
 }
 
 /**
@@ -62,7 +74,6 @@ export class UsageService {
     valid.forEach((input, i) => {
       const app = apps.get(ids[i]!);
       if (!app) return;
-      const lastAt = Date.parse(input.lastAt);
       rows.push({
         day: input.day,
         app: app.id,
@@ -71,7 +82,7 @@ export class UsageService {
         authStyle: input.authStyle,
         routeFamily: input.routeFamily,
         requests: input.requests,
-        lastAt: Number.isFinite(lastAt) ? new Date(lastAt) : new Date(`${input.day}T00:00:00Z`),
+        lastAt: lastAtWithin(input.day, input.lastAt),
       });
     });
     await this.usage.add(rows);

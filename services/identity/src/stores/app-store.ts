@@ -60,7 +60,7 @@ export interface AppStore {
   existingIds(ids: string[]): Promise<Set<string>>;
   /** The internal id of each app with one of these App IDs (one query for a batch of request-log entries). */
   idsByAppId(appIds: string[]): Promise<Map<string, string>>;
-  /** Marks every app of the owner (one write); how many. */
+  /** Marks (or unmarks) every app of the owner whose owner an operator disabled; how many changed. */
   setOwnerDisabled(ownerId: string, disabled: boolean): Promise<number>;
   /** The apps with these internal ids (those that exist). */
   findByIds(ids: string[]): Promise<AppRecord[]>;

@@ -76,7 +76,7 @@ export class MemoryAppStore implements AppStore {
   async setOwnerDisabled(ownerId: string, disabled: boolean): Promise<number> {
     let changed = 0;
     for (const app of this.apps.values()) {
-      if (app.ownerId !== ownerId) continue;
+      if (app.ownerId !== ownerId || (app.ownerDisabled ?? false) === disabled) continue;
       app.ownerDisabled = disabled;
       changed++;
     }

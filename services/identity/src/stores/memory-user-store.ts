@@ -35,6 +35,13 @@ export class MemoryUserStore implements UserStore {
     return structuredClone(user);
   }
 
+  async findByIds(ids: string[]): Promise<UserRecord[]> {
+    return ids.flatMap((id) => {
+      const user = this.byId.get(id);
+      return user ? [structuredClone(user)] : [];
+    });
+  }
+
   async update(id: string, patch: UserPatch): Promise<UserRecord | undefined> {
     const user = this.byId.get(id);
     if (!user) return undefined;

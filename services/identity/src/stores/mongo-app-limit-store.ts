@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
 import type { AppLimitRecord, AppLimitStore } from './app-limit-store';
+import { DuplicateKeyError } from './errors';
 import { mongoCall, type MongoDatabase } from './mongo-database';
 
 type AppLimitDoc = { _id: string } & Omit<AppLimitRecord, 'appId'>;
@@ -32,7 +33,14 @@ export class MongoAppLimitStore implements AppLimitStore {
 
   async put(limit: AppLimitRecord): Promise<void> {
     const { appId, ...rest } = limit;
-    await mongoCall(() => this.model.replaceOne({ _id: appId }, { _id: appId, ...rest }, { upsert: true }).exec());
+    const replace = () => mongoCall(() => this.model.replaceOne({ _id: appId }, { _id: appId, ...rest }, { upsert: true }).exec());
+    try {
+      await replace();
+    } catch (error) {
+      // Two first settings of one app at once: both upserts insert, one loses on _id. Its replace now finds the document.
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      await replace();
+    }
   }
 
   async delete(appId: string): Promise<boolean> {

@@ -15,7 +15,7 @@ lockSchema.index({ until: 1 });
 /**
  * Mutual exclusion for read-modify-write of one document, across replicas.
  *
- * Why: FerretDB 1.x (SQLite) applies an update by reading the document,
+ * Why: FerretDB 1.x (on SQLite and on PostgreSQL alike) applies an update by reading the document,
  * changing it in memory and writing it back, with no check in between, so two
  * concurrent conditional updates can both "win" and one silently undoes the
  * other (a rotation can resurrect a revoked app). Measured: 20 concurrent
@@ -40,6 +40,8 @@ export class MongoLeaseLock {
     database: MongoDatabase,
     private readonly slotMs = 10_000,
     private readonly waitMs = 5_000,
+    /** What a caller that waited `waitMs` in vain gets: the app's words by default, a user's for the user store. */
+    private readonly busy: () => Error = () => unavailable('app_busy', 'The app is being changed by another request; try again.'),
   ) {
     this.model = database.connection.model<LockDoc>('Lock', lockSchema);
   }
@@ -67,7 +69,7 @@ export class MongoLeaseLock {
           this.sweepNowAndThen();
         }
       }
-      if (Date.now() >= giveUpAt) throw unavailable('app_busy', 'The app is being changed by another request; try again.');
+      if (Date.now() >= giveUpAt) throw this.busy();
       await sleep(Math.min(10 * 2 ** attempt, 100) * (0.5 + Math.random()));
     }
   }

@@ -1,12 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { Schema, type Model } from 'mongoose';
 import { fromDocument, mongoCall, type MongoDatabase } from './mongo-database';
-import { addToTotals, usageKey, type UsageRecord, type UsageStore, type UsageTotals } from './usage-store';
+import { addToTotals, mergeRows, usageKey, type UsageRecord, type UsageStore, type UsageTotals } from './usage-store';
 
 type UsageDoc = { _id: string } & UsageRecord;
+type RowKey = Pick<UsageRecord, 'day' | 'app' | 'authStyle' | 'routeFamily'>;
 
 const usageSchema = new Schema<UsageDoc>(
   {
-    // usageKey(row): one document per (day, app, style, family), so adding is an upsert by _id.
+    // usageKey(row) + "|" + the writing process's id: see MongoUsageStore.
     _id: { type: String, required: true },
     day: { type: String, required: true },
     app: { type: String, required: true },
@@ -23,8 +25,27 @@ usageSchema.index({ userId: 1 });
 usageSchema.index({ app: 1 });
 usageSchema.index({ day: 1 });
 
+const ROW_KEY_FIELDS = { day: 1, app: 1, authStyle: 1, routeFamily: 1 } as const;
+
+/**
+ * Each process adds only to documents of its own, one batch at a time, and a
+ * row is the sum of its documents (one per process that counted it).
+ *
+ * Why: `$inc` is not atomic on FerretDB, which applies an update by reading
+ * the document and writing it back (see MongoLeaseLock). Measured on FerretDB
+ * 1.24 on PostgreSQL: 50 concurrent `$inc` of one document added 5, and 50
+ * concurrent upserts of a new one added 14, two failing as duplicates. Two
+ * gateways flushing to two identity replicas at once would lose counts. A
+ * document only one process writes, and only one write at a time, cannot be
+ * raced; the cost is a document per row per identity process (a restart
+ * starts new ones), added up when read.
+ */
 export class MongoUsageStore implements UsageStore {
   private readonly model: Model<UsageDoc>;
+  /** This process's documents: random, so replicas (and a restarted process) never share one. */
+  private readonly writer = randomBytes(6).toString('hex');
+  /** The batch being written; the next waits for it. */
+  private writing: Promise<unknown> = Promise.resolve();
 
   constructor(database: MongoDatabase) {
     this.model = database.connection.model<UsageDoc>('Usage', usageSchema);
@@ -34,12 +55,12 @@ export class MongoUsageStore implements UsageStore {
     await mongoCall(() => this.model.createIndexes());
   }
 
-  async add(increments: UsageRecord[]): Promise<void> {
-    if (increments.length === 0) return;
-    // $inc and $max are each atomic on the document, so gateways flushing at once add up rather than overwrite.
-    const operations = increments.map((row) => ({
+  add(increments: UsageRecord[]): Promise<void> {
+    if (increments.length === 0) return Promise.resolve();
+    // One operation per row, so no document is written twice in one batch.
+    const operations = mergeRows(increments).map((row) => ({
       updateOne: {
-        filter: { _id: usageKey(row) },
+        filter: { _id: `${usageKey(row)}|${this.writer}` },
         update: {
           $inc: { requests: row.requests },
           $max: { lastAt: row.lastAt },
@@ -48,7 +69,10 @@ export class MongoUsageStore implements UsageStore {
         upsert: true,
       },
     }));
-    await mongoCall(() => this.model.bulkWrite(operations, { ordered: false }));
+    const write = this.writing.then(() => mongoCall(() => this.model.bulkWrite(operations, { ordered: false })));
+    // A failed batch is its caller's to retry (the gateway keeps its counts); the next batch goes ahead.
+    this.writing = write.catch(() => undefined);
+    return write.then(() => undefined);
   }
 
   async totalsByUser(userIds: string[]): Promise<Map<string, UsageTotals>> {
@@ -62,22 +86,46 @@ export class MongoUsageStore implements UsageStore {
   }
 
   async rows(from?: string, to?: string): Promise<UsageRecord[]> {
-    const day = { ...(from ? { $gte: from } : {}), ...(to ? { $lte: to } : {}) };
-    const docs = await mongoCall(() => this.model.find(Object.keys(day).length ? { day } : {}).lean<UsageDoc[]>().exec());
-    return docs.map((doc) => {
-      const { id: _key, ...row } = fromDocument<UsageRecord & { id: string }>(doc);
-      return row;
-    });
+    const docs = await mongoCall(() => this.model.find(dayFilter(from, to)).lean<UsageDoc[]>().exec());
+    return mergeRows(
+      docs.map((doc) => {
+        const { id: _id, ...row } = fromDocument<UsageRecord & { id: string }>(doc);
+        return row;
+      }),
+    );
   }
 
-  async deleteForApps(apps: string[]): Promise<number> {
-    if (apps.length === 0) return 0;
-    const result = await mongoCall(() => this.model.deleteMany({ app: { $in: apps } }).exec());
-    return result.deletedCount;
+  async countBefore(day: string): Promise<number> {
+    return (await this.rowKeysBefore(day)).size;
   }
 
   async deleteBefore(day: string): Promise<number> {
-    const result = await mongoCall(() => this.model.deleteMany({ day: { $lt: day } }).exec());
-    return result.deletedCount;
+    const rows = await this.rowKeysBefore(day);
+    await mongoCall(() => this.model.deleteMany({ day: { $lt: day } }).exec());
+    return rows.size;
   }
+
+  async deleteForApps(apps: string[]): Promise<void> {
+    if (apps.length === 0) return;
+    await mongoCall(() => this.model.deleteMany({ app: { $in: apps } }).exec());
+  }
+
+  async deleteForUser(userId: string): Promise<void> {
+    await mongoCall(() => this.model.deleteMany({ userId }).exec());
+  }
+
+  async apps(): Promise<string[]> {
+    const ids = await mongoCall(() => this.model.distinct('app').exec());
+    return ids.map(String);
+  }
+
+  private async rowKeysBefore(day: string): Promise<Set<string>> {
+    const docs = await mongoCall(() => this.model.find({ day: { $lt: day } }, ROW_KEY_FIELDS).lean<RowKey[]>().exec());
+    return new Set(docs.map(usageKey));
+  }
+}
+
+function dayFilter(from?: string, to?: string): Record<string, unknown> {
+  const day = { ...(from ? { $gte: from } : {}), ...(to ? { $lte: to } : {}) };
+  return Object.keys(day).length ? { day } : {};
 }

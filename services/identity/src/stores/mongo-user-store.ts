@@ -1,6 +1,8 @@
 import { Schema, type Model } from 'mongoose';
+import { unavailable } from '@sandbox/runtime';
 import { DuplicateKeyError } from './errors';
 import { fromDocument, mongoCall, type MongoDatabase } from './mongo-database';
+import { MongoLeaseLock } from './mongo-lock';
 import type { UserCursor, UserPatch, UserRecord, UserStore } from './user-store';
 
 type UserDoc = { _id: string } & Omit<UserRecord, 'id'>;
@@ -29,13 +31,18 @@ const emailFilter = (emailContains?: string) =>
 
 export class MongoUserStore implements UserStore {
   private readonly model: Model<UserDoc>;
+  private readonly lock: MongoLeaseLock;
 
   constructor(database: MongoDatabase) {
     this.model = database.connection.model<UserDoc>('User', userSchema);
+    this.lock = new MongoLeaseLock(database, undefined, undefined, () =>
+      unavailable('user_busy', 'The account is being changed by another request; try again.'),
+    );
   }
 
   async ensureIndexes(): Promise<void> {
     await mongoCall(() => this.model.createIndexes());
+    await this.lock.ensureIndexes();
   }
 
   async insert(user: UserRecord): Promise<void> {
@@ -67,6 +74,12 @@ export class MongoUserStore implements UserStore {
     }
   }
 
+  async findByIds(ids: string[]): Promise<UserRecord[]> {
+    if (ids.length === 0) return [];
+    const docs = await mongoCall(() => this.model.find({ _id: { $in: ids } }).lean<UserDoc[]>().exec());
+    return docs.map((doc) => fromDocument<UserRecord>(doc));
+  }
+
   async update(id: string, patch: UserPatch): Promise<UserRecord | undefined> {
     const set: Record<string, unknown> = {};
     const unset: Record<string, ''> = {};
@@ -74,13 +87,20 @@ export class MongoUserStore implements UserStore {
       if (value === null) unset[field] = '';
       else if (value !== undefined) set[field] = value;
     }
-    const doc = await mongoCall(() =>
-      this.model
-        .findOneAndUpdate({ _id: id }, { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) }, { new: true })
-        .lean<UserDoc>()
-        .exec(),
-    );
-    return doc ? fromDocument<UserRecord>(doc) : undefined;
+    // FerretDB writes the whole document back (see MongoLeaseLock), so a session
+    // check's lastSeenAt racing an operator's disable could undo the disable
+    // (measured: a concurrent $set lost in over half the rounds). Under the
+    // user's lock the two take turns.
+    return this.lock.withLock(`user:${id}`, async (assertHeld) => {
+      assertHeld();
+      const doc = await mongoCall(() =>
+        this.model
+          .findOneAndUpdate({ _id: id }, { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) }, { new: true })
+          .lean<UserDoc>()
+          .exec(),
+      );
+      return doc ? fromDocument<UserRecord>(doc) : undefined;
+    });
   }
 
   async delete(id: string): Promise<boolean> {

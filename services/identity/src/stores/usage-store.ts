@@ -22,20 +22,45 @@ export interface UsageTotals {
   lastAt: Date;
 }
 
+/**
+ * A row is one (day, app, style, family). Adapters may keep a row in several
+ * parts (mongo-usage-store.ts: one per identity process), but every method
+ * here answers in whole rows.
+ */
 export interface UsageStore {
-  /** Adds each increment to its (day, app, style, family) row, created on first sight; requests add up, lastAt keeps the latest. */
+  /** Adds each increment to its row, created on first sight; requests add up, lastAt keeps the latest. */
   add(increments: UsageRecord[]): Promise<void>;
   /** Per user: all their requests, and the latest. Users with none are absent. */
   totalsByUser(userIds: string[]): Promise<Map<string, UsageTotals>>;
-  /** Rows of days from..to (inclusive, either may be absent). */
+  /** The rows of days from..to (inclusive, either may be absent), in no particular order. */
   rows(from?: string, to?: string): Promise<UsageRecord[]>;
-  deleteForApps(apps: string[]): Promise<number>;
-  /** Rows of days before `day`. */
+  /** How many rows are of days before `day` (a purge's dry run). */
+  countBefore(day: string): Promise<number>;
+  /** Deletes the rows of days before `day`; how many. */
   deleteBefore(day: string): Promise<number>;
+  deleteForApps(apps: string[]): Promise<void>;
+  deleteForUser(userId: string): Promise<void>;
+  /** The internal id of every app that has rows, for the orphan sweep. */
+  apps(): Promise<string[]>;
 }
 
 /** One row per (day, app, style, family): its key. */
 export const usageKey = (row: Pick<UsageRecord, 'day' | 'app' | 'authStyle' | 'routeFamily'>) => `${row.day}|${row.app}|${row.authStyle}|${row.routeFamily}`;
+
+/** Rows with the same key made one: requests added, the latest lastAt kept. */
+export function mergeRows(rows: readonly UsageRecord[]): UsageRecord[] {
+  const byKey = new Map<string, UsageRecord>();
+  for (const row of rows) {
+    const key = usageKey(row);
+    const seen = byKey.get(key);
+    if (!seen) byKey.set(key, { ...row, lastAt: new Date(row.lastAt) });
+    else {
+      seen.requests += row.requests;
+      if (row.lastAt > seen.lastAt) seen.lastAt = new Date(row.lastAt);
+    }
+  }
+  return [...byKey.values()];
+}
 
 /** Adds one user's row to their totals. */
 export function addToTotals(totals: Map<string, UsageTotals>, row: Pick<UsageRecord, 'userId' | 'requests' | 'lastAt'>): void {

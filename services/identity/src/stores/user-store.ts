@@ -40,6 +40,8 @@ export interface UserStore {
   findByKey(key: string): Promise<UserRecord | undefined>;
   /** The user with `user.key`, inserted first if there is none; concurrent calls end with the same one. */
   findOrInsert(user: UserRecord): Promise<UserRecord>;
+  /** The users with these ids (those that exist). */
+  findByIds(ids: string[]): Promise<UserRecord[]>;
   /** The user after the change, or undefined when there is none. */
   update(id: string, patch: UserPatch): Promise<UserRecord | undefined>;
   delete(id: string): Promise<boolean>;

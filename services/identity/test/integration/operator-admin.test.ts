@@ -76,6 +76,8 @@ describe('operator RPCs', () => {
       EXTERNAL_IDP_AUDIENCE: AUDIENCE,
       OPERATOR_EMAILS: ` ${OPERATOR_EMAIL.toUpperCase()} `,
       OPERATOR_GROUPS: 'sandbox-operators',
+      SIGNUP: 'domain',
+      SIGNUP_DOMAINS: 'example.org,example.com',
     };
     for (let i = 0; i < 2; i++) {
       const service = await start(loadIdentityConfig(env));
@@ -94,6 +96,10 @@ describe('operator RPCs', () => {
     jwks?.close();
   });
 
+  it('tells the sign-in screen who may sign up and whether passwords sign in', async () => {
+    await expect(b.getSignUpOptions({})).resolves.toEqual({ signUp: 'domain', domains: ['example.org', 'example.com'], localSignIn: true });
+  });
+
   it('names operators by email (any case) and by group claim; an unverified email of an identity provider does not count', async () => {
     const ops = await signUp(OPERATOR_EMAIL);
     expect((await b.verifySession({ token: ops.token })).operator).toBe(true);
@@ -106,25 +112,39 @@ describe('operator RPCs', () => {
     expect((await b.verifySession({ token: verified })).operator).toBe(true);
   });
 
-  it('when a user is disabled, then their sessions, sign-in and app credentials are refused on the other replica, and enabling restores the credentials', async () => {
+  it('when a user is disabled, then their sessions, sign-in and app credentials are refused on the other replica, and enabling restores them all', async () => {
     const learner = await signUp();
     const { app, issued } = await newApp(learner.user.id);
+    const provider = await idpToken(`emp-${randomBytes(3).toString('hex')}`, { email: 'kim@campus.example' });
+    const kim = (await a.verifySession({ token: provider })).user!;
+    for (const check of [b.verifyApiKey({ apiKey: issued.apiKey! }), b.verifyBasic({ appId: app.appId, appSecret: issued.appSecret! })]) {
+      expect((await check).check?.ok).toBe(true); // now cached on b, for up to 500 ms
+    }
     const disabled = await a.adminSetUserDisabled({ actor: CLI, userId: learner.user.id, disabled: true });
+    await a.adminSetUserDisabled({ actor: CLI, userId: kim.id, disabled: true });
     expect(disabled.user).toMatchObject({ disabled: true, appCount: 1 });
-    const check = await b.verifyApiKey({ apiKey: issued.apiKey! });
-    expect(check.check).toMatchObject({ ok: false, reason: expect.stringMatching(/disabled by an operator/) });
+    const reason = "The app's owner account has been disabled by an operator; its credentials work again only if the account is enabled.";
+    await until(async () => (await b.verifyApiKey({ apiKey: issued.apiKey! })).check?.ok === false);
+    expect((await b.verifyBasic({ appId: app.appId, appSecret: issued.appSecret! })).check).toEqual({ ok: false, reason, principal: undefined });
+    expect((await b.verifyBearerToken({ bearerToken: issued.bearerToken! })).check).toEqual({ ok: false, reason, principal: undefined });
     expect(await b.lookupApp({ appId: app.appId })).toMatchObject({ found: true, active: false });
-    const session = await refusalOf(b.verifySession({ token: learner.token }));
-    expect({ status: session.status, code: session.code }).toEqual({ status: GrpcStatus.UNAUTHENTICATED, code: 'session_ended' });
-    const login = await refusalOf(b.login({ email: learner.email, password: PASSWORD, clientAddress: anAddress() }));
-    expect({ status: login.status, code: login.code }).toEqual({ status: GrpcStatus.PERMISSION_DENIED, code: 'account_disabled' });
-    expect(await latestAudit()).toMatchObject({ action: 'user.disable', actor: CLI, targetUserId: learner.user.id, targetEmail: learner.email });
+    expect(await b.getSigningKey({ appId: app.appId })).toMatchObject({ found: true, active: false, apiKey: '' });
+    const accountDisabled = { status: GrpcStatus.PERMISSION_DENIED, code: 'account_disabled', message: 'An operator has disabled this account: ask whoever runs this sandbox to enable it again.' };
+    expect(await refusalOf(b.verifySession({ token: learner.token }))).toEqual(accountDisabled);
+    expect(await refusalOf(b.verifySession({ token: provider }))).toEqual(accountDisabled);
+    expect(await refusalOf(b.login({ email: learner.email, password: PASSWORD, clientAddress: anAddress() }))).toEqual(accountDisabled);
+    expect((await a.adminListAudit({ pageSize: 2, pageToken: '' })).entries.map((e) => [e.action, e.targetUserId, e.targetEmail])).toEqual([
+      ['user.disable', kim.id, 'kim@campus.example'],
+      ['user.disable', learner.user.id, learner.email],
+    ]);
 
     await a.adminSetUserDisabled({ actor: CLI, userId: learner.user.id, disabled: false });
-    // Identity's credential cache lives at most 500 ms on the replica that did not make the change.
     await until(async () => (await b.verifyApiKey({ apiKey: issued.apiKey! })).check?.ok === true);
+    expect(await b.getSigningKey({ appId: app.appId })).toMatchObject({ active: true, apiKey: issued.apiKey });
+    expect((await b.verifySession({ token: learner.token })).user?.id).toBe(learner.user.id);
     expect((await b.login({ email: learner.email, password: PASSWORD, clientAddress: anAddress() })).user?.id).toBe(learner.user.id);
-    expect((await latestAudit()).action).toBe('user.enable');
+    expect(await latestAudit()).toMatchObject({ action: 'user.enable', actor: CLI, targetUserId: learner.user.id });
+    expect((await refusalOf(b.verifySession({ token: provider }))).code).toBe('account_disabled');
   });
 
   it('an operator signed in to the portal cannot disable or delete their own account; an action without an actor is refused', async () => {
@@ -157,6 +177,17 @@ describe('operator RPCs', () => {
     expect((await refusalOf(a.adminUsage({ actor: CLI, from: '2030-13-01', to: '' }))).code).toBe('invalid_day');
   });
 
+  it('when gateways flush the same counts to both replicas at once, then every request is counted', async () => {
+    const learner = await signUp();
+    const { app } = await newApp(learner.user.id);
+    const flushes = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).recordRequests({ entries: [], usage: [usage(app.id, 1), usage('', 2, { appId: app.appId, routeFamily: 'auth' })] }));
+    await Promise.all(flushes);
+    expect((await a.adminGetUser({ userId: learner.user.id })).user?.requestCount).toBe(90);
+    const day = new Date().toISOString().slice(0, 10);
+    const rows = (await b.adminUsage({ actor: CLI, from: day, to: day })).rows.filter((row) => row.userId === learner.user.id);
+    expect(rows.map((row) => [row.routeFamily, row.requests])).toEqual([['auth', 60], ['data', 30]]);
+  });
+
   it('when a user is deleted, then their apps, logs, usage, limits and sessions are gone, and an identity provider user is not re-created from an older token', async () => {
     const learner = await signUp();
     const { app, issued } = await newApp(learner.user.id);
@@ -169,8 +200,8 @@ describe('operator RPCs', () => {
     expect(deleted).toEqual({ userId: learner.user.id, appsDeleted: 1, appIds: [app.appId] });
     await until(async () => (await b.verifyApiKey({ apiKey: issued.apiKey! })).check?.ok === false);
     expect((await refusalOf(b.verifySession({ token: learner.token }))).status).toBe(GrpcStatus.UNAUTHENTICATED);
-    for (const collection of ['apps', 'request_logs', 'usage', 'sessions']) {
-      expect(await raw.collection(collection).countDocuments({ $or: [{ ownerId: learner.user.id }, { app: app.id }, { userId: learner.user.id }] })).toBe(0);
+    for (const collection of ['apps', 'request_logs', 'usage', 'sessions', 'app_limits']) {
+      expect(await raw.collection<{ _id: string }>(collection).countDocuments({ $or: [{ ownerId: learner.user.id }, { app: app.id }, { userId: learner.user.id }, { _id: app.appId }] })).toBe(0);
     }
     expect((await b.listAppLimits({})).limits.map((limit) => limit.appId)).not.toContain(app.appId);
     expect(await latestAudit()).toMatchObject({ action: 'user.delete', targetEmail: learner.email, detail: `1 app deleted: ${app.appId}` });
@@ -179,34 +210,58 @@ describe('operator RPCs', () => {
     const old = await idpToken('emp-9', { email: 'ivy@campus.example' }, before);
     const first = await a.verifySession({ token: old });
     await a.adminDeleteUser({ actor: CLI, userId: first.user!.id });
-    expect((await refusalOf(b.verifySession({ token: old }))).code).toBe('account_deleted');
+    expect(await refusalOf(b.verifySession({ token: old }))).toEqual({
+      status: GrpcStatus.UNAUTHENTICATED,
+      code: 'account_deleted',
+      message: 'An operator deleted this account; sign in through the identity provider again to start a new one.',
+    });
+    expect((await refusalOf(a.adminGetUser({ userId: first.user!.id }))).code).toBe('user_not_found');
     const fresh = await b.verifySession({ token: await idpToken('emp-9', { email: 'ivy@campus.example' }, Math.floor(Date.now() / 1000) + 2) });
     expect(fresh.user!.id).not.toBe(first.user!.id);
   });
 
-  it('purges everyone created before a moment except operators (a dry run first changes nothing), with one audit entry', async () => {
+  it('purges everyone created before a moment except operators, old usage and log entries (a dry run first says the same and changes nothing), with one audit entry', async () => {
     const ops = await signUp(`p${randomBytes(3).toString('hex')}@example.org`);
     await a.verifySession({ token: ops.token }); // not an operator by email...
     const grouped = await idpToken(`op-${randomBytes(3).toString('hex')}`, { groups: ['sandbox-operators'] });
     const groupOperator = (await a.verifySession({ token: grouped })).user!; // ...this one is, by its group
     const learner = await signUp();
-    await newApp(learner.user.id);
+    const { app } = await newApp(learner.user.id);
+    await a.recordRequests({ entries: [], usage: [usage(app.id, 3, { day: '2000-01-01', lastAt: '2000-01-01T10:00:00Z' }), usage(app.id, 4)] });
     const moment = new Date(Date.now() + 1000).toISOString();
     const dry = await a.adminPurge({ actor: CLI, before: moment, dryRun: true });
     expect(dry.users).toBeGreaterThanOrEqual(2);
+    expect(dry.appIds).toContain(app.appId);
+    expect(dry.usageRows).toBeGreaterThanOrEqual(1);
     expect(await a.adminGetUser({ userId: learner.user.id })).toBeDefined();
-    const auditBefore = await latestAudit();
-    expect(auditBefore?.action).not.toBe('purge');
+    expect(await raw.collection('usage').countDocuments({ app: app.id })).toBe(2);
+    expect((await latestAudit())?.action).not.toBe('purge');
 
     const purged = await b.adminPurge({ actor: CLI, before: moment, dryRun: false });
-    expect(purged).toMatchObject({ users: dry.users, apps: dry.apps });
+    expect(purged).toEqual(dry);
     expect((await refusalOf(a.adminGetUser({ userId: learner.user.id }))).code).toBe('user_not_found');
     expect((await refusalOf(a.adminGetUser({ userId: ops.user.id }))).code).toBe('user_not_found');
+    expect(await raw.collection('usage').countDocuments({ day: { $lt: moment.slice(0, 10) } })).toBe(0);
+    expect(await raw.collection('request_logs').countDocuments({ time: { $lt: new Date(moment) } })).toBe(0);
     expect((await a.adminGetUser({ userId: groupOperator.id })).user).toMatchObject({ operator: true });
     const listed = await a.adminListUsers({ pageSize: 0, pageToken: '', emailContains: '' });
     expect(listed.users.map((u) => u.user!.email)).toContain(OPERATOR_EMAIL);
-    expect(await latestAudit()).toMatchObject({ action: 'purge', detail: expect.stringMatching(/operators spared/) });
-    expect((await refusalOf(a.adminPurge({ actor: CLI, before: 'last tuesday', dryRun: true }))).code).toBe('invalid_before');
+    expect(await latestAudit()).toMatchObject({ action: 'purge', actor: CLI, detail: expect.stringMatching(/^before .*: \d+ users?, \d+ apps?, \d+ usage rows?, \d+ log entr(y|ies) deleted \(operators spared\)$/) });
+    expect(await refusalOf(a.adminPurge({ actor: CLI, before: 'last tuesday', dryRun: true }))).toEqual({
+      status: GrpcStatus.INVALID_ARGUMENT,
+      code: 'invalid_before',
+      message: 'before must be a date (2030-01-31) or an RFC 3339 date-time (2030-01-31T17:00:00Z).',
+    });
+  });
+
+  it('reads the audit log newest first, a page at a time, from either replica', async () => {
+    const learner = await signUp();
+    for (const disabled of [true, false, true]) await a.adminSetUserDisabled({ actor: CLI, userId: learner.user.id, disabled });
+    const first = await b.adminListAudit({ pageSize: 2, pageToken: '' });
+    const second = await a.adminListAudit({ pageSize: 1, pageToken: first.nextPageToken });
+    expect([...first.entries, ...second.entries].map((e) => e.action)).toEqual(['user.disable', 'user.enable', 'user.disable']);
+    expect(first.entries[0]).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{24}$/), at: expect.any(String), actor: CLI, targetUserId: learner.user.id });
+    expect((await refusalOf(a.adminListAudit({ pageSize: 2, pageToken: 'garbage' }))).code).toBe('invalid_page_token');
   });
 
   it('lists users oldest first, a page at a time, filtered by part of the email', async () => {

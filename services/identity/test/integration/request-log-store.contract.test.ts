@@ -53,6 +53,14 @@ function describeRequestLogStoreContract(name: string, open: () => Promise<Store
       await expect(harness.store.appIds()).resolves.toEqual([APP_A]);
       await expect(harness.store.deleteForApps([])).resolves.toBe(0);
     });
+
+    it('when a purge deletes entries older than a moment, then those of every app go and the rest stay', async () => {
+      await harness.store.append([entry(APP_A, 1), entry(APP_A, 5), entry(APP_B, 2), entry(APP_B, 9)]);
+      await expect(harness.store.deleteOlderThan(new Date(T0.getTime() + 5000))).resolves.toBe(2);
+      expect((await harness.store.list(APP_A, 10)).map((e) => e.requestId)).toEqual(['r5']);
+      expect((await harness.store.list(APP_B, 10)).map((e) => e.requestId)).toEqual(['r9']);
+      await expect(harness.store.deleteOlderThan(new Date(T0.getTime() + 5000))).resolves.toBe(0);
+    });
   });
 }
 

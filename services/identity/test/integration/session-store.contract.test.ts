@@ -48,6 +48,19 @@ function describeSessionStoreContract(name: string, open: () => Promise<StoreHar
       await expect(harness.store.find('live', at(20))).resolves.toBeDefined();
       await expect(harness.store.deleteExpired(at(20))).resolves.toBe(0);
     });
+
+    it("when a user's records are deleted, then their active and signed-out ones go, a deleted user's record stays, and nobody else's is touched", async () => {
+      await harness.store.put(session('s1', 60));
+      await harness.store.put(session('x1', 60, 'revoked'));
+      await harness.store.put({ ...session('other', 60), userId: 'user-2' });
+      const tombstone: SessionRecord = { id: 'd_1', userId: 'user-1', kind: 'deleted', issuedBefore: at(5), expiresAt: at(86_400) };
+      await harness.store.put(tombstone);
+      await expect(harness.store.deleteForUser('user-1')).resolves.toBe(2);
+      await expect(harness.store.find('d_1', at(10))).resolves.toEqual(tombstone);
+      await expect(harness.store.find('other', at(10))).resolves.toBeDefined();
+      await expect(harness.store.find('s1', at(10))).resolves.toBeUndefined();
+      await expect(harness.store.deleteForUser('user-1')).resolves.toBe(0);
+    });
   });
 }
 

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { refusalOf } from '@sandbox/testing';
-import { AccountService } from '../../src/domain/accounts';
+import { AccountService, DELETED_USER_MEMORY_MS, deletedUserRecordId, LAST_SEEN_EVERY_MS } from '../../src/domain/accounts';
 import { PasswordHasher } from '../../src/domain/passwords';
 import { SessionTokens } from '../../src/domain/session-tokens';
 import { SignInThrottle } from '../../src/domain/sign-in-throttle';
+import type { OperatorRule } from '../../src/domain/operators';
 import type { SignUpPolicy } from '../../src/domain/sign-up-policy';
 import { MemorySessionStore } from '../../src/stores/memory-session-store';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
@@ -21,7 +22,7 @@ describe('AccountService', () => {
   let sessions: MemorySessionStore;
   let accounts: AccountService;
   let waits: number[];
-  const build = (hasher = new PasswordHasher({ log2N: 10 }), signUp?: SignUpPolicy) => {
+  const build = (hasher = new PasswordHasher({ log2N: 10 }), signUp?: SignUpPolicy, operators?: OperatorRule) => {
     const clock = () => now;
     return new AccountService({
       users,
@@ -30,6 +31,7 @@ describe('AccountService', () => {
       hasher,
       tokens: new SessionTokens(randomBytes(32), 3600, { issuer: ISSUER, audience: 'portal', keys: idpKeys }, clock),
       signUp,
+      operators,
       now: clock,
     });
   };
@@ -196,5 +198,92 @@ describe('AccountService', () => {
     await accounts.logout(token);
     expect((await refusalOf(accounts.verifySession(token))).code).toBe('session_ended');
     await expect(accounts.verifySession(await externalToken('sub-9'))).resolves.toBeDefined();
+  });
+  describe('operators, disabled and deleted accounts', () => {
+    const rule: OperatorRule = { emails: new Set(['ops@example.org']), groups: new Set(['sandbox-operators']), groupsClaim: 'groups' };
+    const providerToken = (sub: string, claims: Record<string, unknown>, issuedAt = now) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer(ISSUER)
+        .setAudience('portal')
+        .setSubject(sub)
+        .setIssuedAt(Math.floor(issuedAt.getTime() / 1000))
+        .setExpirationTime(Math.floor(now.getTime() / 1000) + 600)
+        .sign(idpPrivate);
+    const later = (ms: number) => {
+      now = new Date(now.getTime() + ms);
+    };
+
+    beforeEach(() => {
+      accounts = build(undefined, undefined, rule);
+    });
+
+    it('when a session is checked, then it says whether its user is an operator: a local account by email, a provider user by verified email or group', async () => {
+      const ops = await accounts.register('OPS@example.org', 'correct horse');
+      const ada = await accounts.register('ada@example.org', 'correct horse');
+      expect((await accounts.verifySession(ops.session.token)).operator).toBe(true);
+      expect((await accounts.verifySession(ada.session.token)).operator).toBe(false);
+      expect((await accounts.verifySession(await providerToken('p1', { email: 'ops@example.org', email_verified: true }))).operator).toBe(true);
+      expect((await accounts.verifySession(await providerToken('p2', { email: 'ops@example.org' }))).operator).toBe(false);
+      expect((await accounts.verifySession(await providerToken('p3', { groups: 'sandbox-operators' }))).operator).toBe(true);
+      expect((await users.findById(ops.user.id))?.operator).toBe(true);
+    });
+
+    it('when an operator is seen, then the mark is written only when it changes, and lastSeenAt at most once a minute', async () => {
+      const updates = jest.spyOn(users, 'update');
+      const first = await accounts.verifySession(await providerToken('p4', { groups: ['sandbox-operators'] }));
+      expect(updates).toHaveBeenCalledTimes(1);
+      await accounts.verifySession(await providerToken('p4', { groups: ['sandbox-operators'] }));
+      later(LAST_SEEN_EVERY_MS - 1);
+      await accounts.verifySession(await providerToken('p4', { groups: ['sandbox-operators'] }));
+      expect(updates).toHaveBeenCalledTimes(1);
+      // The group was taken away at the provider: the next token says so, and so does the mark.
+      await accounts.verifySession(await providerToken('p4', { groups: [] }));
+      expect(updates).toHaveBeenCalledTimes(2);
+      expect((await users.findById(first.user.id))?.operator).toBe(false);
+      later(1);
+      await accounts.verifySession(await providerToken('p4', { groups: [] }));
+      expect(updates).toHaveBeenCalledTimes(3);
+      expect((await users.findById(first.user.id))?.lastSeenAt).toEqual(now);
+    });
+
+    it("when an account is disabled, then its sessions (ours or the provider's) and its sign-in with the right password are refused, saying whom to ask", async () => {
+      const ada = await accounts.register('ada@example.org', 'correct horse');
+      const provider = await providerToken('p5', { email: 'ivy@campus.example' });
+      const ivy = await accounts.verifySession(provider);
+      for (const user of [ada.user, ivy.user]) await users.update(user.id, { disabledAt: now });
+      const disabled = {
+        status: 7,
+        code: 'account_disabled',
+        message: 'An operator has disabled this account: ask whoever runs this sandbox to enable it again.',
+      };
+      expect(await refusalOf(accounts.verifySession(ada.session.token))).toEqual(disabled);
+      expect(await refusalOf(accounts.verifySession(provider))).toEqual(disabled);
+      expect(await refusalOf(accounts.login('ada@example.org', 'correct horse', HERE))).toEqual(disabled);
+      // A wrong password tells nothing about the account.
+      expect((await refusalOf(accounts.login('ada@example.org', 'wrong horse', HERE))).code).toBe('invalid_credentials');
+      await users.update(ada.user.id, { disabledAt: null });
+      await expect(accounts.verifySession(ada.session.token)).resolves.toMatchObject({ user: { id: ada.user.id } });
+    });
+
+    it("when a provider user was deleted, then their tokens issued before are refused (account_deleted) until the record lapses, and a newer token starts a fresh account", async () => {
+      const older = await providerToken('p6', { email: 'ivy@campus.example' });
+      const noIat = await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience('portal').setSubject('p6').setExpirationTime(Math.floor(now.getTime() / 1000) + 600).sign(idpPrivate);
+      const first = await accounts.verifySession(older);
+      later(5000);
+      await sessions.put({ id: deletedUserRecordId(`${ISSUER}#p6`), userId: first.user.id, kind: 'deleted', issuedBefore: now, expiresAt: new Date(now.getTime() + DELETED_USER_MEMORY_MS) });
+      await users.delete(first.user.id);
+      const deleted = {
+        status: 16,
+        code: 'account_deleted',
+        message: 'An operator deleted this account; sign in through the identity provider again to start a new one.',
+      };
+      expect(await refusalOf(accounts.verifySession(older))).toEqual(deleted);
+      expect(await refusalOf(accounts.verifySession(noIat))).toEqual(deleted);
+      expect(await users.findByKey(`${ISSUER}#p6`)).toBeUndefined();
+      later(1000);
+      const fresh = await accounts.verifySession(await providerToken('p6', { email: 'ivy@campus.example' }));
+      expect(fresh.user.id).not.toBe(first.user.id);
+    });
   });
 });

@@ -3,14 +3,18 @@ import { refusalOf } from '@sandbox/testing';
 import { AppService, chosenKinds } from '../../src/domain/apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { LIMITS, PACK_SCOPES } from '../../src/domain/limits';
+import { MemoryAppLimitStore } from '../../src/stores/memory-app-limit-store';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
+import { MemoryUsageStore } from '../../src/stores/memory-usage-store';
 
 const NOT_FOUND = 5;
 
 describe('AppService', () => {
   let store: MemoryAppStore;
   let logs: MemoryRequestLogStore;
+  let usage: MemoryUsageStore;
+  let limits: MemoryAppLimitStore;
   let apps: AppService;
   let changes: number;
   const crypto = new CredentialCrypto(randomBytes(32));
@@ -20,8 +24,10 @@ describe('AppService', () => {
   beforeEach(() => {
     store = new MemoryAppStore();
     logs = new MemoryRequestLogStore();
+    usage = new MemoryUsageStore();
+    limits = new MemoryAppLimitStore();
     changes = 0;
-    apps = new AppService({ apps: store, logs, crypto, onChange: () => changes++ });
+    apps = new AppService({ apps: store, logs, usage, limits, crypto, onChange: () => changes++ });
   });
 
   it('when an app is created, then every credential is issued once and only hashes and ciphertext are kept', async () => {
@@ -133,14 +139,25 @@ describe('AppService', () => {
     await expect(apps.delete('owner-a', app.id, true)).resolves.toMatchObject({ outcome: 'revoked' });
   });
 
-  it('when an app is deleted, then it and its logs are gone and its id is not found', async () => {
+  const usageOf = (app: { id: string; appId: string }, ownerId = 'owner-a') =>
+    ({ day: '2030-01-01', app: app.id, appId: app.appId, userId: ownerId, authStyle: 'basic', routeFamily: 'data', requests: 3, lastAt: new Date('2030-01-01T10:00:00Z') });
+  const limitOf = (app: { appId: string }) =>
+    ({ appId: app.appId, exempt: true, perSecond: 0, burst: 0, setAt: new Date(), setBy: { kind: 'cli' as const, id: 'root@pod', email: '' } });
+
+  it('when an app is deleted, then it, its logs, its usage rows and its own limit are gone and its id is not found; revoking keeps them', async () => {
     const { app } = await create();
     const { app: other } = await create();
     const entry = (id: string) => ({ id: randomBytes(12).toString('hex'), app: id, time: new Date(), method: 'GET', path: '/x', status: 200, authStyle: 'api_key', latencyMs: 1, requestId: 'r', failure: '' });
     await logs.append([entry(app.id), entry(other.id)]);
+    await usage.add([usageOf(app), usageOf(other)]);
+    await limits.put(limitOf(app));
+    await limits.put(limitOf(other));
+    await apps.delete('owner-a', other.id, true);
     await expect(apps.delete('owner-a', app.id, false)).resolves.toEqual({ outcome: 'deleted' });
     expect(await logs.count(app.id)).toBe(0);
     expect(await logs.count(other.id)).toBe(1);
+    expect((await usage.rows()).map((row) => row.app)).toEqual([other.id]);
+    expect((await limits.list()).map((limit) => limit.appId)).toEqual([other.appId]);
     expect((await refusalOf(apps.get('owner-a', app.id))).code).toBe('app_not_found');
     expect((await refusalOf(apps.delete('owner-a', app.id, false))).code).toBe('app_not_found');
   });
@@ -154,14 +171,19 @@ describe('AppService', () => {
     expect((await apps.get('owner-a', app.id)).redirectUris).toEqual(['https://b.example/cb', 'http://localhost:3000/cb']);
   });
 
-  it("when an owner resets, then all their apps and logs go and no one else's", async () => {
+  it("when an owner resets, then all their apps, logs, usage and limits go and no one else's", async () => {
     const { app: a1 } = await create('owner-a');
     await create('owner-a');
     const { app: b1 } = await create('owner-b');
     await logs.append([{ id: 'x'.repeat(24), app: a1.id, time: new Date(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '', failure: '' }]);
+    await usage.add([usageOf(a1), usageOf(b1, 'owner-b')]);
+    await limits.put(limitOf(a1));
+    await limits.put(limitOf(b1));
     expect(await apps.resetOwner('owner-a')).toBe(2);
     expect(await apps.list('owner-a')).toEqual([]);
     expect(await logs.count(a1.id)).toBe(0);
+    expect((await usage.rows()).map((row) => row.app)).toEqual([b1.id]);
+    expect((await limits.list()).map((limit) => limit.appId)).toEqual([b1.appId]);
     expect((await apps.list('owner-b')).map((a) => a.id)).toEqual([b1.id]);
   });
 });

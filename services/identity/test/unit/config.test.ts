@@ -33,6 +33,14 @@ describe('identity configuration', () => {
     expect(configError({ SIGNUP: 'invite' })).toMatch(/SIGNUP: must be open, domain or closed/);
   });
 
+  it('when operators are named, then emails are kept canonical (any case matches), groups as given, and the claim defaults to groups', () => {
+    expect(loadIdentityConfig({}).operators).toEqual({ emails: new Set(), groups: new Set(), groupsClaim: 'groups' });
+    const config = loadIdentityConfig({ OPERATOR_EMAILS: ' Ops@Example.ORG ,lead@example.org,', OPERATOR_GROUPS: 'sandbox-operators, Platform Team ', OPERATOR_GROUPS_CLAIM: 'roles' });
+    expect(config.operators).toEqual({ emails: new Set(['ops@example.org', 'lead@example.org']), groups: new Set(['sandbox-operators', 'Platform Team']), groupsClaim: 'roles' });
+    expect(configError({ OPERATOR_EMAILS: 'ops@example.org,not an email' })).toMatch(/OPERATOR_EMAILS: must be email addresses separated by commas/);
+    expect(configError({ OPERATOR_GROUPS_CLAIM: '' })).toMatch(/OPERATOR_GROUPS_CLAIM/);
+  });
+
   it('when REDIS_URL is set, then sign-in counts go to that Redis; an empty value is unset, another scheme refused', () => {
     expect(loadIdentityConfig({ REDIS_URL: 'redis://cache:6379' }).redisUrl).toBe('redis://cache:6379');
     expect(loadIdentityConfig({ REDIS_URL: 'rediss://cache:6380' }).redisUrl).toBe('rediss://cache:6380');

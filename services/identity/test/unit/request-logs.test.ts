@@ -4,8 +4,10 @@ import { AppService } from '../../src/domain/apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { PageTokens } from '../../src/domain/page-tokens';
 import { newestPerApp, RequestLogService, sanitizeEntry, type RequestLogInput } from '../../src/domain/request-logs';
+import { MemoryAppLimitStore } from '../../src/stores/memory-app-limit-store';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
+import { MemoryUsageStore } from '../../src/stores/memory-usage-store';
 
 const refusalCode = async (promise: Promise<unknown>) => (await refusalOf(promise)).code;
 
@@ -33,7 +35,7 @@ describe('request logs', () => {
     appStore = new MemoryAppStore();
     logStore = new MemoryRequestLogStore();
     service = new RequestLogService(logStore, appStore, 5, new PageTokens(randomBytes(32)), () => now);
-    apps = new AppService({ apps: appStore, logs: logStore, crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+    apps = new AppService({ apps: appStore, logs: logStore, usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
   });
 
   describe('sanitizeEntry', () => {
@@ -143,7 +145,7 @@ describe('trimming to the cap', () => {
     const logStore = new MemoryRequestLogStore();
     let now = new Date('2030-01-01T00:00:00Z');
     const service = new RequestLogService(logStore, appStore, 8, new PageTokens(randomBytes(32)), () => now, 5_000);
-    const apps = new AppService({ apps: appStore, logs: logStore, crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+    const apps = new AppService({ apps: appStore, logs: logStore, usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
     const trims = jest.spyOn(logStore, 'trim');
     const record = (count: number) =>

@@ -3,8 +3,10 @@ import { AppService } from '../../src/domain/apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { newAppId, newSecret } from '../../src/domain/credentials';
 import { CredentialVerifier } from '../../src/domain/verification';
+import { MemoryAppLimitStore } from '../../src/stores/memory-app-limit-store';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
+import { MemoryUsageStore } from '../../src/stores/memory-usage-store';
 
 describe('CredentialVerifier', () => {
   const crypto = new CredentialCrypto(randomBytes(32));
@@ -17,7 +19,7 @@ describe('CredentialVerifier', () => {
     store = new MemoryAppStore();
     now = 1_000_000;
     verifier = new CredentialVerifier(store, crypto, 500, () => now);
-    apps = new AppService({ apps: store, logs: new MemoryRequestLogStore(), crypto, onChange: () => verifier.invalidate() });
+    apps = new AppService({ apps: store, logs: new MemoryRequestLogStore(), usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto, onChange: () => verifier.invalidate() });
   });
 
   const create = (scopes?: string[]) => apps.create('owner-a', { name: 'app', description: '', redirectUris: ['https://a.example/cb'], scopes });
@@ -78,9 +80,26 @@ describe('CredentialVerifier', () => {
     expect((await verifier.verifyBasic(app.appId, issued.appSecret!)).ok).toBe(false);
   });
 
+  it("when the owner is disabled, then every credential is refused with the reason, without reading the user, and the signing key is withheld; enabled, they work again", async () => {
+    const { app, issued } = await create();
+    await verifier.verifyApiKey(issued.apiKey!);
+    await store.setOwnerDisabled('owner-a', true);
+    verifier.invalidate();
+    const reason = "The app's owner account has been disabled by an operator; its credentials work again only if the account is enabled.";
+    expect(await verifier.verifyApiKey(issued.apiKey!)).toEqual({ ok: false, reason, principal: undefined });
+    expect(await verifier.verifyBearerToken(issued.bearerToken!)).toEqual({ ok: false, reason, principal: undefined });
+    expect(await verifier.verifyBasic(app.appId, issued.appSecret!)).toEqual({ ok: false, reason, principal: undefined });
+    expect(await verifier.lookupApp(app.appId)).toMatchObject({ found: true, active: false });
+    expect(await verifier.getSigningKey(app.appId)).toMatchObject({ found: true, active: false, apiKey: '' });
+    await store.setOwnerDisabled('owner-a', false);
+    verifier.invalidate();
+    expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true);
+    expect(await verifier.getSigningKey(app.appId)).toMatchObject({ active: true, apiKey: issued.apiKey });
+  });
+
   it('when another replica changes the app, then this one follows within the cache TTL (500 ms)', async () => {
     const { app, issued } = await create();
-    const otherReplica = new AppService({ apps: store, logs: new MemoryRequestLogStore(), crypto, onChange: () => undefined });
+    const otherReplica = new AppService({ apps: store, logs: new MemoryRequestLogStore(), usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto, onChange: () => undefined });
     expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true);
     await otherReplica.delete('owner-a', app.id, true);
     now += 499;
