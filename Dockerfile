@@ -64,6 +64,9 @@ COPY --from=build /app/services/gateway/dist/ services/gateway/dist/
 # Scripts run with plain `node`: docker compose's healthcheck (Kubernetes
 # probes need none) and keys service, and the smoke test `helm test` runs.
 COPY deploy/docker/*.cjs deploy/docker/
+# The operators' CLI, `sandbox-admin <command>` (docs/operators.md): `npm run
+# admin` in a checkout, but npm is not in this image.
+COPY --chmod=0755 deploy/docker/sandbox-admin /usr/local/bin/sandbox-admin
 # Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd.
 USER 10001:10001
 EXPOSE 8080 50051 50052 50053 50054

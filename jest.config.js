@@ -4,13 +4,14 @@
 const shared = {
   testEnvironment: 'node',
   // jest's module loader cannot require() ESM, so ESM-only dependencies (jose 6,
-  // and oauth4webapi, a client the interoperability tests drive) are compiled
-  // to CommonJS for tests; at run time Node loads them natively.
+  // oauth4webapi, a client the interoperability tests drive, and openid-client,
+  // the gateway's single sign-on relying party) are compiled to CommonJS for
+  // tests; at run time Node loads them natively.
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
-    '/node_modules/(jose|oauth4webapi)/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
+    '/node_modules/(jose|oauth4webapi|openid-client)/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi|openid-client)/)'],
   moduleNameMapper: {
     '^@sandbox/(contracts|runtime)$': '<rootDir>/packages/$1/src',
     '^@sandbox/testing$': '<rootDir>/test/support',

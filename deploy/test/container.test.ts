@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
@@ -64,6 +64,16 @@ describe('the Dockerfile', () => {
     const scripts = readdirSync(join(ROOT, 'deploy', 'docker')).filter((file) => file.endsWith('.cjs'));
     expect(scripts).toEqual(expect.arrayContaining(['generate-keys.cjs', 'healthcheck.cjs', 'smoke-test.cjs']));
     expect(read('.dockerignore').split('\n')).toContain('!deploy/docker/');
+  });
+
+  it('when an operator runs the admin CLI in a pod, then sandbox-admin is on the PATH and runs the gateway\'s CLI (npm is not in the image)', () => {
+    expect(runtime).toMatch(/^COPY --chmod=0755 deploy\/docker\/sandbox-admin \/usr\/local\/bin\/sandbox-admin$/m);
+    expect(runtime).toContain(' /usr/local/bin/npm ');
+    const target = /^exec node \/app\/(\S+)\.js "\$@"$/m.exec(read('deploy/docker/sandbox-admin'));
+    expect(target).not.toBeNull();
+    // The image's /app is the repository's layout; its dist comes from this source.
+    expect(existsSync(join(ROOT, target![1]!.replace('/dist/', '/src/') + '.ts'))).toBe(true);
+    expect(JSON.parse(read('package.json')).scripts.admin).toBe(`node ${target![1]}.js`);
   });
 
   it('when the build context is filtered, then host node_modules, dist and local state stay out', () => {

@@ -601,6 +601,52 @@ describe('the gateway\'s fair-share limits', () => {
   });
 });
 
+describe('single sign-on (sso.*)', () => {
+  const sso = ['--set', 'sso.clientId=training-sandbox', '--set', 'sso.issuer=https://login.campus.example', '--set', 'sso.jwksUrl=https://login.campus.example/jwks', '--set', 'sso.providerName=Campus login'];
+  const plain = (manifests: Manifest[], service: string) => Object.fromEntries(Object.entries(envOf(containerOf(manifests, service))).map(([name, e]) => [name, e.value ?? e.valueFrom]));
+
+  it('when off (the default), then no process hears of it and no key is generated for it', () => {
+    const manifests = render();
+    for (const service of ['gateway', 'identity']) expect(Object.keys(plain(manifests, service)).filter((name) => /^(SSO_|EXTERNAL_IDP_)/.test(name))).toEqual([]);
+    expect(Object.keys(secretData(manifests, `${PREFIX}-secrets`))).not.toContain('SSO_COOKIE_KEY');
+  });
+
+  it('when on, then the gateway signs in as the client with a generated cookie key, identity trusts the issuer with the client id as audience, and both may reach it on 443', () => {
+    const manifests = render(sso);
+    expect(plain(manifests, 'gateway')).toMatchObject({
+      EXTERNAL_IDP_ISSUER: 'https://login.campus.example',
+      SSO_CLIENT_ID: 'training-sandbox',
+      SSO_PROVIDER_NAME: 'Campus login',
+      SSO_SCOPES: 'openid email profile',
+      SSO_COOKIE_KEY: { secretKeyRef: { name: `${PREFIX}-secrets`, key: 'SSO_COOKIE_KEY' } },
+    });
+    expect(plain(manifests, 'gateway').SSO_CLIENT_SECRET).toBeUndefined();
+    expect(plain(manifests, 'identity')).toMatchObject({ EXTERNAL_IDP_ISSUER: 'https://login.campus.example', EXTERNAL_IDP_JWKS_URL: 'https://login.campus.example/jwks', EXTERNAL_IDP_AUDIENCE: 'training-sandbox' });
+    expect(Buffer.from(secretData(manifests, `${PREFIX}-secrets`).SSO_COOKIE_KEY!, 'base64')).toHaveLength(32);
+    for (const service of ['gateway', 'identity']) {
+      const egress = named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.egress;
+      expect(egress).toContainEqual({ ports: [{ port: 443, protocol: 'TCP' }] });
+    }
+    expect(named(manifests, 'NetworkPolicy', `${PREFIX}-data`).spec.egress).not.toContainEqual({ ports: [{ port: 443, protocol: 'TCP' }] });
+  });
+
+  it('when a client secret is given, then it is in the Secret and the gateway reads it (optional, so a Secret you manage may leave it out)', () => {
+    const manifests = render([...sso, '--set', 'secrets.values.SSO_CLIENT_SECRET=a-client-secret']);
+    expect(secretData(manifests, `${PREFIX}-secrets`).SSO_CLIENT_SECRET).toBe('a-client-secret');
+    expect(plain(manifests, 'gateway').SSO_CLIENT_SECRET).toEqual({ secretKeyRef: { name: `${PREFIX}-secrets`, key: 'SSO_CLIENT_SECRET', optional: true } });
+  });
+
+  it.each([
+    ['a client id without the issuer and key set', ['--set', 'sso.clientId=x'], '/sso/issuer'],
+    ['an http issuer', [...sso, '--set', 'sso.issuer=http://login.campus.example'], '/sso/issuer'],
+    ['scopes without openid', [...sso, '--set', 'sso.scopes=email profile'], '/sso/scopes'],
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
+    const { status, stderr } = helm(['template', RELEASE, CHART, ...args]);
+    expect(status).not.toBe(0);
+    expect(stderr).toContain(message);
+  });
+});
+
 describe('the chart with production values (HPA, Ingress, existingSecret)', () => {
   let manifests: Manifest[];
   beforeAll(() => {

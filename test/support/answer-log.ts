@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { RecordedAnswer } from '../../services/gateway/src/observe/answer-recorder';
-import { routeTable } from '../../services/gateway/src/openapi/offline-document';
+import { offlineOpenApiDocument, routeTable } from '../../services/gateway/src/openapi/offline-document';
 import { OpenApiChecker } from './openapi-check';
 
 /**
@@ -46,7 +46,7 @@ export class AnswerLog {
 const CLIENT_WENT_AWAY = 499;
 
 /** The systems of this test file whose answers are checked, by base URL. */
-const watched = new Map<string, { log: AnswerLog; checker?: Promise<OpenApiChecker> }>();
+const watched = new Map<string, { log: AnswerLog; checker?: Promise<OpenApiChecker>; operatorChecker?: OpenApiChecker }>();
 
 export function watchAnswers(baseUrl: string, log: AnswerLog): void {
   watched.set(baseUrl, { log });
@@ -62,6 +62,17 @@ let described: Set<string> | undefined;
 function describedOperations(): Set<string> {
   described ??= new Set(routeTable().flatMap((row) => row.methods.map((method) => `${method} ${row.path}`)));
   return described;
+}
+
+/**
+ * The patterns of the operator-only rows: only an operator's document
+ * describes them (docs/operators.md), and only an operator gets their
+ * answers (anyone else gets an unknown path's 404, recorded without a row).
+ */
+let operatorOnly: Set<string> | undefined;
+function operatorOnlyRows(): Set<string> {
+  operatorOnly ??= new Set(routeTable().filter((row) => row.operatorOnly).map((row) => row.path));
+  return operatorOnly;
 }
 
 /**
@@ -82,7 +93,10 @@ export async function answersBreakingTheContract(): Promise<string[]> {
     entry.checker ??= OpenApiChecker.fetch(baseUrl);
     const checker = await entry.checker;
     for (const answer of answers) {
-      const found = checker.problems(answer.method, answer.path, { status: answer.status, headers: answer.headers, body: answer.body! });
+      // The served operator's document needs an operator's session to fetch; it is built from the same rows as this one.
+      const forOperators = operatorOnlyRows().has(answer.route!);
+      if (forOperators) entry.operatorChecker ??= new OpenApiChecker(offlineOpenApiDocument(baseUrl, { operator: true }));
+      const found = (forOperators ? entry.operatorChecker! : checker).problems(answer.method, answer.path, { status: answer.status, headers: answer.headers, body: answer.body! });
       if (found.length) problems.push(`${answer.method} ${answer.path} -> ${answer.status} (request ${answer.requestId}): ${found.join('; ')}`);
     }
   }

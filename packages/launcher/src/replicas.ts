@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { grpcAddressVariable, grpcPortVariable, REPLICA_NEEDS, replicaNeedMessage, replicasVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
+import { grpcAddressVariable, grpcPortVariable, needApplies, REPLICA_NEEDS, replicaNeedMessage, replicasVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
 
 export type ProcessName = ServiceName | 'gateway';
 export const PROCESS_NAMES: readonly ProcessName[] = [...SERVICE_NAMES, 'gateway'];
@@ -29,6 +29,7 @@ export interface ReplicaPlan {
 const MAKE_KEY: Record<string, () => string> = {
   PAGE_TOKEN_KEY: () => randomBytes(32).toString('base64url'),
   JWT_SIGNING_KEY: () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  SSO_COOKIE_KEY: () => randomBytes(32).toString('base64url'),
 };
 
 /** A problem with REPLICAS: the launcher prints this one line and exits. */
@@ -50,16 +51,21 @@ export async function planReplicas(
   const shared: Record<string, string> = {};
   const notes: string[] = [];
   const madeKeys: string[] = [];
-  for (const name of SERVICE_NAMES) {
+  for (const name of PROCESS_NAMES) {
     if (counts[name] <= 1) continue;
     const asked = { count: counts[name], variable: environment[replicasVariable(name)] ? replicasVariable(name) : 'REPLICAS' };
     for (const need of REPLICA_NEEDS[name]) {
-      if (environment[need.variable] || shared[need.variable]) continue;
+      if (environment[need.variable] || shared[need.variable] || !needApplies(need, environment)) continue;
       if (need.kind === 'store') throw new ReplicaError(`${need.variable} ${replicaNeedMessage(need, name, asked)}.`);
       shared[need.variable] = MAKE_KEY[need.variable]();
       madeKeys.push(need.variable);
       notes.push(`${need.variable} is not set: the ${counts[name]} ${name} replicas share one made up for this run`);
     }
+  }
+  // Single sign-on: the ID token's audience is the client id, so identity expects what the gateway signs in as.
+  if (environment.SSO_CLIENT_ID && !environment.EXTERNAL_IDP_AUDIENCE) {
+    shared.EXTERNAL_IDP_AUDIENCE = environment.SSO_CLIENT_ID;
+    notes.push('EXTERNAL_IDP_AUDIENCE is not set: identity expects SSO_CLIENT_ID as the audience of the provider\'s tokens');
   }
 
   const replicas: Replica[] = [];

@@ -14,9 +14,14 @@ export interface ReplicaNeed {
   kind: 'store' | 'key';
   /** What goes wrong without it, for the one line the refusal prints. */
   why: string;
+  /** Needed only while this variable is set (the feature it turns on): e.g. SSO_COOKIE_KEY only with SSO_CLIENT_ID. */
+  onlyWith?: string;
 }
 
-export const REPLICA_NEEDS: Readonly<Record<ServiceName, readonly ReplicaNeed[]>> = {
+/** The processes that can run as replicas: the four services and the gateway. */
+export type ReplicatedProcess = ServiceName | 'gateway';
+
+export const REPLICA_NEEDS: Readonly<Record<ReplicatedProcess, readonly ReplicaNeed[]>> = {
   identity: [
     { variable: 'MONGO_URL', kind: 'store', why: 'without it each identity replica keeps its own accounts, apps, credentials and request logs in memory' },
     { variable: 'REDIS_URL', kind: 'store', why: 'without it each identity replica counts sign-in failures on its own, multiplying the attempts allowed' },
@@ -27,7 +32,19 @@ export const REPLICA_NEEDS: Readonly<Record<ServiceName, readonly ReplicaNeed[]>
   ],
   data: [{ variable: 'PAGE_TOKEN_KEY', kind: 'key', why: 'without it each data replica seals page tokens with a key of its own, and the other refuses them' }],
   playground: [],
+  gateway: [
+    {
+      variable: 'SSO_COOKIE_KEY',
+      kind: 'key',
+      onlyWith: 'SSO_CLIENT_ID',
+      why: 'without it each gateway replica seals the single sign-on cookies with a key of its own, and a sign-in started on one fails on another',
+    },
+  ],
 };
+
+/** Whether a need applies to this environment (a need of a feature applies only while the feature is on). */
+export const needApplies = (need: ReplicaNeed, vars: Record<string, unknown>): boolean =>
+  need.onlyWith === undefined || (vars[need.onlyWith] !== undefined && vars[need.onlyWith] !== '');
 
 /** `<NAME>_REPLICAS`: one service's count, over REPLICAS (the launcher reads the same two; the chart sets the first). */
 export const replicasVariable = (name: string) => `${name.toUpperCase()}_REPLICAS`;
@@ -61,11 +78,12 @@ export function replicaNeedMessage(need: ReplicaNeed, name: string, replicas: { 
  * table names must be set. The service then refuses to start with one line
  * naming it (loadConfig).
  */
-export function requireReplicaNeeds(name: ServiceName) {
+export function requireReplicaNeeds(name: ReplicatedProcess) {
   return (vars: Record<string, unknown>, ctx: z.RefinementCtx) => {
     const replicas = replicaCount(vars, name);
     if (replicas.count <= 1) return;
     for (const need of REPLICA_NEEDS[name]) {
+      if (!needApplies(need, vars)) continue;
       if (vars[need.variable] === undefined || vars[need.variable] === '') ctx.addIssue({ code: 'custom', path: [need.variable], message: replicaNeedMessage(need, name, replicas) });
     }
   };

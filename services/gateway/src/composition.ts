@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createMetricsRegistry, startMetricsServer, type MetricsServer } from '@sandbox/runtime';
 import { Authenticator } from './auth/authenticate';
+import { isOperator } from './auth/operator';
 import { createAuthSchemes } from './auth/schemes';
 import { closeBackendClients, createBackendClients } from './clients';
 import type { GatewayConfig } from './config';
@@ -28,6 +29,8 @@ import { recordFinishedRequests } from './observe/finished-requests';
 import { GatewayMetrics } from './observe/metrics';
 import { RequestLogRecorder } from './observe/request-log-recorder';
 import { buildRoutes } from './routes';
+import { buildSso } from './sso/build-sso';
+import type { Clock as SsoClock } from './sso/sealed-cookie';
 
 export interface RunningGateway {
   port: number;
@@ -43,8 +46,10 @@ export interface RunningGateway {
 export interface StartOptions {
   /** The fair-share limiter's clock (default Date.now): a test moves it instead of sleeping. */
   clock?: Clock;
-  /** Per-app exemptions and limits (default: RATE_LIMIT_EXEMPT_APPS and RATE_LIMIT_APP_OVERRIDES). */
+  /** Per-app exemptions and limits (default: those operators set through the admin API, over RATE_LIMIT_EXEMPT_APPS and RATE_LIMIT_APP_OVERRIDES). */
   overrides?: LimitOverrides;
+  /** The clock the single sign-on cookies are sealed and opened by (default Date.now): a test moves it to expire a sign-in. */
+  ssoClock?: SsoClock;
 }
 
 export async function start(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
@@ -55,7 +60,7 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
   let draining = false;
   const authenticator = new Authenticator(createAuthSchemes(clients, config.credentialCacheMs));
   const screen = new RequestScreen(new CredentialGuard({ allowedIssuerHosts: config.trustedIssuers }), (id) => metrics.credentialRefused(id));
-  const requestLogs = new RequestLogRecorder((entries) => clients.identity.recordRequests({ entries, usage: [] }), logger, config.requestLogCapPerApp);
+  const requestLogs = new RequestLogRecorder((entries, usage) => clients.identity.recordRequests({ entries, usage }), logger, config.requestLogCapPerApp);
   const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
   const onFinished = recordFinishedRequests(accessLog, requestLogs);
   const edge: EdgeOptions = { publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, grpcDeadlineMs: config.grpcDeadlineMs, bodyLimit: config.bodyLimitBytes };
@@ -70,9 +75,16 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
     runBatch: (ctx) => runBatch(ctx),
     screenFields: (ctx) => screen.multipartFields(ctx),
     metrics,
+    isOperator: (ctx) => isOperator(authenticator, ctx, logger),
+    sso: buildSso(config.sso, clients.identity, logger, options.ssoClock),
   };
   const router = new Router(buildRoutes(deps));
-  const limits = buildFairShare(config.fairShare, { logger, clock: options.clock, overrides: options.overrides });
+  const limits = buildFairShare(config.fairShare, {
+    logger,
+    clock: options.clock,
+    overrides: options.overrides,
+    listAppLimits: async () => (await clients.identity.listAppLimits({})).limits,
+  });
   const dispatch = createDispatch(router, authenticator, screen, logger, limits.fairShare);
   // Batch items are logged as requests, but counted only as part of their batch's one HTTP request.
   runBatch = createBatchRunner(dispatch, edge, onFinished);

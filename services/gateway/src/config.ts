@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { allPeerVariables, env, loadConfig, metricsListen, metricsVariables, peerAddresses, replicaCount } from '@sandbox/runtime';
 import type { BucketPolicy } from './fair-share/token-bucket';
+import { checkSso, ssoSettings, ssoVariables } from './sso/sso-config';
 
 /** A rate in requests a second (decimals allowed: 0.1 is one every 10 s); unset, empty or 0: off. */
 const rate = () => z.coerce.number().min(0).max(1_000_000).default(0);
 /** A burst, or a cap on requests at once: a whole number; unset, empty or 0: off. */
 const count = () => z.coerce.number().int().min(0).max(10_000_000).default(0);
 /** An App ID as identity issues them (app_ and 22 characters); a typo here would exempt nobody. */
-const APP_ID = /^app_[A-Za-z0-9_-]{22}$/;
+export const APP_ID = /^app_[A-Za-z0-9_-]{22}$/;
 /** RATE_LIMIT_APP_OVERRIDES: `app_x=500:1000,app_y=5:10` (requests a second : burst). */
 const OVERRIDE = /^(app_[A-Za-z0-9_-]{22})=(\d+(?:\.\d+)?):(\d+)$/;
 const list = (text: string | undefined) => (text ?? '').split(',').map((item) => item.trim()).filter(Boolean);
@@ -44,6 +45,8 @@ const schema = z
     ACCESS_LOG_LINES_PER_SECOND: z.coerce.number().int().min(0).max(1_000_000).default(100),
     /** The identity provider trusted for portal sessions (identity's variable): its tokens are no production credential here. */
     EXTERNAL_IDP_ISSUER: env.optionalUrl(['http', 'https']),
+    /** Single sign-on through that provider (sso/sso-config.ts): SSO_CLIENT_ID turns it on. */
+    ...ssoVariables(),
     /** `npm run dev:portal`'s Vite server: /portal is proxied to it instead of served from dist/portal (development only). */
     PORTAL_DEV_SERVER_URL: env.optionalUrl(['http', 'https']),
     /** Testing aid: every answer appended to this file as a JSON line, for the contract tests (answers hold credentials: tests only). */
@@ -78,6 +81,7 @@ const schema = z
     message: 'TLS_CERT_FILE and TLS_KEY_FILE must be set together',
     path: ['TLS_CERT_FILE'],
   })
+  .superRefine(checkSso)
   .superRefine((v, ctx) => {
     for (const [perSecond, burst] of [
       ['RATE_LIMIT_APP_PER_SECOND', 'RATE_LIMIT_APP_BURST'],
@@ -120,6 +124,8 @@ const schema = z
     logLevel: v.LOG_LEVEL,
     metrics: metricsListen(v, ''),
     trustedIssuers: [v.PUBLIC_BASE_URL, v.EXTERNAL_IDP_ISSUER].filter((url): url is string => Boolean(url)),
+    /** Single sign-on, or undefined when SSO_CLIENT_ID is unset. */
+    sso: ssoSettings(v),
     peers: peerAddresses(v),
     grpcTransport: v.GRPC_TRANSPORT,
     fairShare: {

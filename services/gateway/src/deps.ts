@@ -4,7 +4,9 @@ import type { BackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { RouteContext } from './http/context';
 import type { Reply } from './http/reply';
+import type { MaybePromise } from './maybe-async';
 import type { GatewayMetrics } from './observe/metrics';
+import type { SsoFlow } from './sso/sso-flow';
 
 /** What route modules are given: the clients, config and shared gateway services. */
 export interface GatewayDeps {
@@ -21,4 +23,12 @@ export interface GatewayDeps {
   screenFields(ctx: RouteContext): { write(chunk: Buffer): void; end(): void };
   /** Where routes report what they keep (the page cache); absent where rows are built without a server. */
   metrics?: GatewayMetrics;
+  /**
+   * Whether the request carries an operator's portal session (auth/operator.ts),
+   * for what shows operator-only rows only to operators (the route map, the
+   * OpenAPI document); never refuses. Absent where rows are built without a server: no.
+   */
+  isOperator?(ctx: RouteContext): MaybePromise<boolean>;
+  /** Single sign-on (sso/), when SSO_CLIENT_ID turns it on; absent: its routes say it is off. */
+  sso?: SsoFlow;
 }

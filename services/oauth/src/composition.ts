@@ -15,6 +15,7 @@ import { AppDirectory } from './domain/app-directory';
 import { systemClock, type Clock } from './domain/clock';
 import type { OAuthDeps } from './domain/deps';
 import { loadSigningKey } from './domain/signing-key';
+import { adminHandlers } from './grpc/admin-handlers';
 import { oauth1Handlers } from './grpc/oauth1-handlers';
 import { oauth2Handlers } from './grpc/oauth2-handlers';
 import { playgroundAuthHandlers } from './grpc/playground-auth-handlers';
@@ -50,7 +51,7 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
   };
   const implementation = unaryHandlers<oauth.OAuthServiceServer>(
     oauth.OAuthServiceService,
-    { ...oauth2Handlers(deps), ...oauth1Handlers(deps), ...playgroundAuthHandlers(deps) },
+    { ...oauth2Handlers(deps), ...oauth1Handlers(deps), ...playgroundAuthHandlers(deps), ...adminHandlers(deps) },
     logger,
   );
   return startGrpcService({

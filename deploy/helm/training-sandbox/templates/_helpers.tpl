@@ -129,6 +129,13 @@ mode, and not at all in memory mode.
 {{- range $key := $topo.secretKeys -}}
 {{- $_ := set $refs $key (include "ts.secretName" $root) -}}
 {{- end -}}
+{{- /* Single sign-on: the gateway's cookie key, and a confidential client's secret (optional in a Secret you manage). */ -}}
+{{- if and (eq .name "gateway") $root.Values.sso.clientId -}}
+{{- $_ := set $refs "SSO_COOKIE_KEY" (include "ts.secretName" $root) -}}
+{{- if or $root.Values.secrets.existingSecret $root.Values.secrets.values.SSO_CLIENT_SECRET -}}
+{{- $_ := set $refs "SSO_CLIENT_SECRET" (include "ts.secretName" $root) -}}
+{{- end -}}
+{{- end -}}
 {{- range $store := $topo.stores -}}
 {{- if eq $root.Values.stores.mode "inCluster" -}}
 {{- $_ := set $refs (index $urlKeys $store) (include "ts.storesSecretName" $root) -}}
@@ -150,7 +157,11 @@ so the Secret and the pods' checksum annotation see the same keys.
 {{- if not (hasKey . "tsKeysSecretData") -}}
 {{- $existing := include "ts.clusterSecretData" (dict "root" . "name" (include "ts.secretName" .)) | fromYaml -}}
 {{- $data := dict -}}
-{{- range $key := list "CREDENTIAL_ENCRYPTION_KEY" "SESSION_SIGNING_KEY" "PAGE_TOKEN_KEY" "JWT_SIGNING_KEY" -}}
+{{- $generated := list "CREDENTIAL_ENCRYPTION_KEY" "SESSION_SIGNING_KEY" "PAGE_TOKEN_KEY" "JWT_SIGNING_KEY" -}}
+{{- if .Values.sso.clientId -}}
+{{- $generated = append $generated "SSO_COOKIE_KEY" -}}
+{{- end -}}
+{{- range $key := $generated -}}
 {{- $given := index $.Values.secrets.values $key -}}
 {{- if $given -}}
 {{- $_ := set $data $key ($given | b64enc) -}}
@@ -161,6 +172,9 @@ so the Secret and the pods' checksum annotation see the same keys.
 {{- else -}}
 {{- $_ := set $data $key (randBytes 32 | b64enc) -}}
 {{- end -}}
+{{- end -}}
+{{- with .Values.secrets.values.SSO_CLIENT_SECRET -}}
+{{- $_ := set $data "SSO_CLIENT_SECRET" (. | b64enc) -}}
 {{- end -}}
 {{- if eq .Values.stores.mode "external" -}}
 {{- range $key := list "MONGO_URL" "REDIS_URL" -}}

@@ -2,6 +2,7 @@ import { planReplicas, ReplicaError } from '../../src/replicas';
 import { loadDataConfig } from '../../../../services/data/src/config';
 import { loadIdentityConfig } from '../../../../services/identity/src/config';
 import { loadOAuthConfig } from '../../../../services/oauth/src/config';
+import { loadGatewayConfig } from '../../../../services/gateway/src/config';
 
 /*
  * The rules of REPLICA_NEEDS (packages/runtime), as the launcher and each
@@ -65,5 +66,21 @@ describe('the launcher planning replicas', () => {
     // What the launcher hands its processes satisfies every service's own rule.
     for (const load of [loadOAuthConfig, loadDataConfig]) expect(() => load({ REPLICAS: '2', REDIS_URL: 'redis://127.0.0.1:6379', ...plan.shared })).not.toThrow();
     expect(plan.replicas.map((r) => r.label)).toContain('gateway#2');
+  });
+
+  it('when several gateways sign in through a provider without a cookie key, then one is made up for the run; without single sign-on, none is', async () => {
+    const sso = { EXTERNAL_IDP_ISSUER: 'https://login.campus.example', SSO_CLIENT_ID: 'training-sandbox' };
+    const plan = await planReplicas({ ...counts(1), gateway: 2 }, { GATEWAY_REPLICAS: '2', ...sso }, configured);
+    expect(plan.madeKeys).toEqual(['SSO_COOKIE_KEY']);
+    expect(plan.shared.SSO_COOKIE_KEY).toMatch(/^[\w-]{43}$/);
+    expect(() => loadGatewayConfig({ GATEWAY_REPLICAS: '2', ...sso, ...plan.shared })).not.toThrow();
+    expect((await planReplicas({ ...counts(1), gateway: 2 }, { GATEWAY_REPLICAS: '2' }, configured)).madeKeys).toEqual([]);
+  });
+
+  it("when single sign-on is on and identity's audience is not set, then identity is given the client id (the ID token's audience)", async () => {
+    const plan = await planReplicas(counts(1), { SSO_CLIENT_ID: 'training-sandbox' }, configured);
+    expect(plan.shared.EXTERNAL_IDP_AUDIENCE).toBe('training-sandbox');
+    expect(plan.notes).toContain("EXTERNAL_IDP_AUDIENCE is not set: identity expects SSO_CLIENT_ID as the audience of the provider's tokens");
+    expect((await planReplicas(counts(1), { SSO_CLIENT_ID: 'training-sandbox', EXTERNAL_IDP_AUDIENCE: 'set' }, configured)).shared.EXTERNAL_IDP_AUDIENCE).toBeUndefined();
   });
 });

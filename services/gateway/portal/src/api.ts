@@ -79,7 +79,13 @@ export function onSessionEnded(handler: () => void): void {
 /** An /api URL relative to the page, so any proxy prefix in front of /portal/ is kept. */
 export const apiUrl = (path: string): URL => new URL(`../api/${path.replace(/^\/+/, '')}`, location.href);
 
-export async function api<T>(method: string, path: string, options: { body?: unknown; session?: boolean } = {}): Promise<T> {
+/**
+ * One call of the public API. Every call is made with credentials 'omit'
+ * (the session travels in a header, never a cookie), except the one that
+ * picks up a single sign-on session (`cookies: true`): its cookie is the only
+ * one the gateway sets, HttpOnly, and the page never sees it.
+ */
+export async function api<T>(method: string, path: string, options: { body?: unknown; session?: boolean; cookies?: boolean } = {}): Promise<T> {
   const token = options.session === false ? undefined : loadToken();
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -91,7 +97,7 @@ export async function api<T>(method: string, path: string, options: { body?: unk
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       cache: 'no-store',
-      credentials: 'omit',
+      credentials: options.cookies ? 'same-origin' : 'omit',
       referrerPolicy: 'no-referrer',
     });
   } catch {

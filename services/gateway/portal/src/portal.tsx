@@ -6,6 +6,7 @@ import { AppDetailScreen } from './screens/app-detail';
 import { AppsScreen } from './screens/apps';
 import { GetStartedScreen } from './screens/get-started';
 import { SignInScreen } from './screens/sign-in';
+import { forgetSsoHash, ssoErrorIn, ssoSignedInIn, type SsoError } from './sso';
 
 export const SESSION_ENDED = 'Your session ended; sign in again.';
 
@@ -21,6 +22,9 @@ export function Portal() {
   const [notice, setNotice] = useState<string>();
   const [flash, setFlash] = useState<string>();
   const [revealed, setRevealed] = useState<Revealed>();
+  // Back from single sign-on: with an error to show, or with a session to pick up (sso.ts); read once.
+  const [ssoError, setSsoError] = useState<SsoError | undefined>(() => ssoErrorIn(location.hash));
+  const [pickingUp, setPickingUp] = useState(() => ssoSignedInIn(location.hash));
   const route = useRoute();
 
   useEffect(() => {
@@ -30,6 +34,16 @@ export function Portal() {
       setRevealed(undefined);
       setNotice(SESSION_ENDED);
     });
+  }, []);
+
+  useEffect(() => {
+    if (ssoError) forgetSsoHash('sign-in');
+    if (!pickingUp) return;
+    forgetSsoHash('apps');
+    api<{ token: string }>('POST', 'auth/sso/session', { session: false, cookies: true })
+      .then((answer) => signedIn(answer.token))
+      .catch((failure) => setSsoError({ code: 'pick_up', message: messageOf(failure) }))
+      .finally(() => setPickingUp(false));
   }, []);
 
   // Who is signed in; a stored token that no longer works ends here, with the message.
@@ -50,11 +64,12 @@ export function Portal() {
     if (route.screen !== 'apps') setFlash(undefined);
   }, [route]);
 
-  const signedIn = (newToken: string) => {
+  function signedIn(newToken: string) {
     saveToken(newToken);
     setNotice(undefined);
+    setSsoError(undefined);
     setToken(newToken);
-  };
+  }
 
   const signOut = async () => {
     try {
@@ -106,8 +121,10 @@ export function Portal() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {!token ? (
-          <SignInScreen notice={notice} onSignedIn={signedIn} />
+        {pickingUp ? (
+          <p role="status">Finishing the sign-in…</p>
+        ) : !token ? (
+          <SignInScreen notice={notice} ssoError={ssoError} onSignedIn={signedIn} />
         ) : route.screen === 'apps' ? (
           <AppsScreen
             flash={flash}

@@ -13,7 +13,14 @@ export type SchemeName = 'api_key_header' | 'api_key_query' | 'bearer' | 'oauth2
 /** Who a request authenticated as: an app (its credential's owner), or a signed-in portal user. */
 export type Credential =
   | { kind: 'app'; scheme: SchemeName; principal: Principal }
-  | { kind: 'session'; scheme: 'portal_session'; user: identity.User; token: string };
+  | {
+      kind: 'session';
+      scheme: 'portal_session';
+      user: identity.User;
+      token: string;
+      /** Named an operator by identity's configuration (docs/operators.md): the one way into the operator-only rows. */
+      operator: boolean;
+    };
 
 /**
  * A credential found on a request. `sure` says the scheme recognised it as its

@@ -4,10 +4,11 @@ import type { GatewayConfig } from '../config';
 import type { BucketStore } from './bucket-store';
 import { FairShare } from './fair-share';
 import { LeasedBudget } from './leased-budget';
-import { ConfiguredOverrides, type LimitOverrides } from './limit-overrides';
+import { ConfiguredOverrides, LayeredOverrides, type LimitOverrides } from './limit-overrides';
 import { MemoryBucketStore } from './memory-bucket-store';
 import { MemorySlotCounter } from './memory-slot-counter';
 import { OutageNotice } from './outage-notice';
+import { PolledOverrides, type ListAppLimits } from './polled-overrides';
 import { RedisBucketStore } from './redis-bucket-store';
 import { RedisSlotCounter } from './redis-slot-counter';
 import type { SlotCounter } from './slot-counter';
@@ -22,7 +23,8 @@ const SLOT_LAPSE_MS = 120_000;
 
 /**
  * The fair-share limits from the configuration, or none when no limit is
- * configured (the embedded default: the dispatcher then does nothing extra).
+ * configured (the embedded default: the dispatcher then does nothing extra,
+ * and identity's app limits are not polled).
  * With REDIS_URL the counts live in Redis, shared by every gateway replica;
  * otherwise in this process. The Redis connection is not waited for: until
  * it is up (and whenever it is down) requests go uncounted, so the API never
@@ -30,7 +32,7 @@ const SLOT_LAPSE_MS = 120_000;
  */
 export function buildFairShare(
   config: GatewayConfig['fairShare'],
-  options: { logger: Logger; clock?: Clock; overrides?: LimitOverrides },
+  options: { logger: Logger; clock?: Clock; overrides?: LimitOverrides; listAppLimits?: ListAppLimits },
 ): { fairShare?: FairShare; close(): void } {
   const { app, address, slowPerApp, slowPerAddress, redisUrl } = config;
   const overridden = config.exemptApps.length > 0 || config.appOverrides.size > 0;
@@ -48,10 +50,13 @@ export function buildFairShare(
     redis = client;
   }
   const outage = new OutageNotice(options.logger, clock);
+  // An operator's limits through the admin API, polled from identity, over the configured ones.
+  const polled = !options.overrides && options.listAppLimits ? new PolledOverrides(options.listAppLimits, options.logger, { clock }) : undefined;
+  polled?.start();
   const fairShare = new FairShare({
     app,
     address,
-    overrides: options.overrides ?? new ConfiguredOverrides(config),
+    overrides: options.overrides ?? (polled ? new LayeredOverrides([polled, new ConfiguredOverrides(config)]) : new ConfiguredOverrides(config)),
     slowPerApp,
     slowPerAddress,
     appBudget: new LeasedBudget(buckets(), clock, outage),
@@ -60,5 +65,11 @@ export function buildFairShare(
     clock,
     outage,
   });
-  return { fairShare, close: () => redis?.disconnect() };
+  return {
+    fairShare,
+    close: () => {
+      polled?.stop();
+      redis?.disconnect();
+    },
+  };
 }

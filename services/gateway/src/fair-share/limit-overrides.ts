@@ -2,11 +2,12 @@
 export type AppLimit = { readonly kind: 'exempt' } | { readonly kind: 'rate'; readonly perSecond: number; readonly burst: number };
 
 /**
- * Where an operator's per-app exceptions come from. For now the
- * configuration (ConfiguredOverrides); the admin API will feed another
- * implementation. Asked on every request an app makes, so it must answer
- * from memory: an implementation backed by a service keeps a copy and
- * refreshes it in the background.
+ * Where an operator's per-app exceptions come from: the configuration
+ * (ConfiguredOverrides) and the admin API (PolledOverrides, which keeps a
+ * copy of identity's), one over the other (LayeredOverrides). Asked on
+ * every request an app makes, so it must answer from memory: an
+ * implementation backed by a service keeps a copy and refreshes it in the
+ * background.
  */
 export interface LimitOverrides {
   /** The app's own limit, by App ID, when an operator set one. */
@@ -24,5 +25,18 @@ export class ConfiguredOverrides implements LimitOverrides {
 
   of(appId: string): AppLimit | undefined {
     return this.limits.get(appId);
+  }
+}
+
+/** Several sources, the first that has a limit for the app winning: an operator's setting through the admin API over the configuration's. */
+export class LayeredOverrides implements LimitOverrides {
+  constructor(private readonly layers: readonly LimitOverrides[]) {}
+
+  of(appId: string): AppLimit | undefined {
+    for (const layer of this.layers) {
+      const limit = layer.of(appId);
+      if (limit) return limit;
+    }
+    return undefined;
   }
 }

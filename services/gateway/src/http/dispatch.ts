@@ -1,5 +1,6 @@
 import { AppError, type Logger } from '@sandbox/runtime';
 import type { Authenticator } from '../auth/authenticate';
+import { isOperator } from '../auth/operator';
 import type { FairShare } from '../fair-share/fair-share';
 import { writeLimitFields } from '../fair-share/rate-limit-fields';
 import { whenReady, type MaybePromise } from '../maybe-async';
@@ -46,16 +47,34 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
       // Absolute-form (a proxy's request) or asterisk-form: this is not a proxy, and every resource has a path.
       return refusal(400, 'invalid_request_target', 'Send the request target as a path (e.g. GET /health), not an absolute URL or *.', ctx.requestId);
     }
-    if (matched.kind === 'none') return refusal(404, 'not_found', `No endpoint at ${ctx.method} ${ctx.path}. GET / lists the API.`, ctx.requestId);
-    if (matched.kind === 'other-method') return otherMethod(ctx, matched.allowed, matched.routes);
+    if (matched.kind === 'none') return unknownPath(ctx);
+    if (matched.kind === 'other-method') {
+      const { allowed, routes } = matched;
+      if (routes[0]!.operatorOnly) return whenReady(isOperator(authenticator, ctx, logger), (yes) => (yes ? otherMethod(ctx, allowed, routes) : concealed(ctx)));
+      return otherMethod(ctx, allowed, routes);
+    }
     const { route } = matched;
+    if (route.operatorOnly) {
+      // Before anything else about the request is looked at (even its path's encoding): whatever else it could be refused for would tell a learner the row is here.
+      return whenReady(isOperator(authenticator, ctx, logger), (yes) => {
+        if (!yes) return concealed(ctx);
+        ctx.route = route;
+        ctx.setParams(matched.params);
+        return admitted(ctx, route, undefined, undefined);
+      });
+    }
     ctx.route = route;
     ctx.setParams(matched.params);
     const limits = route.rateLimited ? fairShare : undefined;
     // The address's budget before the credential is checked, so that refused credentials are counted too.
-    const admitted = limits?.admitAddress(ctx);
+    const addressAdmitted = limits?.admitAddress(ctx);
     const verify = () => (route.auth.length ? authenticator.authenticate(ctx, route.auth) : undefined);
-    const authenticated = limits ? whenReady(whenReady(admitted, verify), () => limits.admitApp(ctx)) : verify();
+    const authenticated = limits ? whenReady(whenReady(addressAdmitted, verify), () => limits.admitApp(ctx)) : verify();
+    return admitted(ctx, route, authenticated, limits);
+  };
+
+  /** The rest of the pipeline, once the request is authenticated (or on its way to be) and within its budgets. */
+  const admitted = (ctx: RouteContext, route: Route, authenticated: MaybePromise<unknown>, limits: FairShare | undefined): MaybePromise<Reply> => {
     const { contract } = route;
     // The request line is checked after the credential: a stranger learns nothing from the parameters' rules.
     const checked = contract ? whenReady(authenticated, () => parseRequestLine(ctx, contract)) : authenticated;
@@ -90,6 +109,20 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
     }
     return decorate(ctx, reply);
   };
+}
+
+/** No row serves the path. */
+const unknownPath = (ctx: RouteContext): Reply => refusal(404, 'not_found', `No endpoint at ${ctx.method} ${ctx.path}. GET / lists the API.`, ctx.requestId);
+
+/**
+ * An operator-only row asked for by anyone else: the unknown path's very
+ * answer, decorated as one (no row: its CORS and no-store are not applied),
+ * byte for byte but for the request id.
+ */
+function concealed(ctx: RouteContext): Reply {
+  ctx.route = undefined;
+  ctx.credential = undefined;
+  return unknownPath(ctx);
 }
 
 /** OPTIONS, and any other method a path is not served with: answered from the rows at that path. */

@@ -71,15 +71,26 @@ export interface Route {
    * request line is validated, so it may read ctx.input.
    */
   readonly slow?: (ctx: RouteContext) => boolean;
+  /**
+   * For operators only (docs/operators.md): served to the portal session of
+   * a user identity names an operator. Anyone else (no session, a bad or
+   * ended one, a learner's) gets exactly the 404 of an unknown path, before
+   * anything else about the request is looked at, never a 401 or 403, so a
+   * learner cannot tell the row exists; the route map and the OpenAPI
+   * document leave the row out unless they are asked for with an
+   * operator's session. Such a row accepts portal_session only, and every
+   * row at its path is operator-only too (router.ts checks both).
+   */
+  readonly operatorOnly: boolean;
   readonly handler: Handler;
 }
 
 export type RouteSpec = Pick<Route, 'path' | 'summary' | 'handler'> & { methods: HttpMethod | readonly HttpMethod[] } & Partial<Omit<Route, 'path' | 'summary' | 'handler' | 'methods'>>;
 
-/** A row with the API's defaults: no auth, no body, open CORS, the project's error shape, rate-limited. */
+/** A row with the API's defaults: no auth, no body, open CORS, the project's error shape, rate-limited, for everyone. */
 export function route(spec: RouteSpec): Route {
   const { methods, ...rest } = spec;
-  return {
+  const row: Route = {
     auth: [],
     body: 'none',
     bodyOptional: false,
@@ -87,7 +98,13 @@ export function route(spec: RouteSpec): Route {
     errors: 'api',
     noStore: false,
     rateLimited: true,
+    operatorOnly: false,
     ...rest,
     methods: typeof methods === 'string' ? [methods] : methods,
   };
+  if (row.operatorOnly && (row.auth.length !== 1 || row.auth[0] !== 'portal_session')) throw new Error(`${row.path}: an operator-only row accepts the portal session and nothing else`);
+  return row;
 }
+
+/** Whether a request may see the operator-only rows: the operator's routes, map and document. */
+export const visibleTo = (operator: boolean) => (row: Route) => operator || !row.operatorOnly;

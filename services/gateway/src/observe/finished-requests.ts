@@ -1,3 +1,4 @@
+import { routeFamily } from '../http/route-family';
 import type { OnRequestFinished } from '../http/server';
 import type { AccessLog } from './access-log';
 import type { RequestLogRecorder } from './request-log-recorder';
@@ -7,7 +8,7 @@ import type { RequestLogRecorder } from './request-log-recorder';
  * log line (method, path without the query, which may hold an api_key, status,
  * latency; never headers or bodies), and, when the request authenticated as
  * an app or named one, an entry in that app's request log, refusals with the
- * rule that failed.
+ * rule that failed, and a count of its usage under its route family.
  */
 export function recordFinishedRequests(accessLog: AccessLog, requestLogs: RequestLogRecorder): OnRequestFinished {
   return (ctx, status) => {
@@ -30,6 +31,7 @@ export function recordFinishedRequests(accessLog: AccessLog, requestLogs: Reques
       latencyMs,
       requestId: ctx.requestId,
       failure: status >= 400 ? (ctx.failure ?? '') : '',
+      routeFamily: ctx.route ? routeFamily(ctx.route.path) : 'system',
     });
   };
 }

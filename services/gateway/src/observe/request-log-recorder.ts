@@ -1,14 +1,16 @@
 import type { identity } from '@sandbox/contracts';
 import type { Logger } from '@sandbox/runtime';
+import { UsageCounts } from './usage-counts';
 
 /**
  * An entry as recorded: its time as epoch milliseconds, formatted only if the
- * entry is sent (under load most are superseded first).
+ * entry is sent (under load most are superseded first), and the route family
+ * it is counted under for usage (http/route-family.ts).
  */
-export type RecordedRequest = Omit<identity.RequestLogEntry, 'time'> & { at: number };
+export type RecordedRequest = Omit<identity.RequestLogEntry, 'time'> & { at: number; routeFamily: string };
 
 /** Where batches go: identity's RecordRequests, in the running gateway. */
-export type SendRequestLogs = (entries: identity.RequestLogEntry[]) => Promise<unknown>;
+export type SendRequestLogs = (entries: identity.RequestLogEntry[], usage: identity.UsageCount[]) => Promise<unknown>;
 
 /**
  * Collects one entry per request made with an app's credentials and sends them
@@ -17,10 +19,17 @@ export type SendRequestLogs = (entries: identity.RequestLogEntry[]) => Promise<u
  * `capPerApp` entries of each app, so between two flushes no more than that
  * many are kept per app here either: under load the rest would be sent and
  * stored only to be trimmed at once.
+ *
+ * Every request is also counted for usage (usage-counts.ts) and the counts
+ * travel with the entries; those are never superseded, so counts that were
+ * not delivered are kept for the next flush (within their bound). A flush
+ * whose answer was lost after identity stored it may so be counted twice:
+ * usage is at least once, the log at most once.
  */
 export class RequestLogRecorder {
   private pending = new Map<string, RecordedRequest[]>();
   private pendingCount = 0;
+  private readonly usage: UsageCounts;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -30,12 +39,15 @@ export class RequestLogRecorder {
     private readonly flushIntervalMs = 1000,
     private readonly maxBatch = 200,
     private readonly maxPending = 10_000,
+    maxUsageKeys?: number,
   ) {
+    this.usage = new UsageCounts(maxUsageKeys);
     this.timer = setInterval(() => void this.flush(), this.flushIntervalMs);
     this.timer.unref();
   }
 
   record(entry: RecordedRequest): void {
+    this.usage.count(entry);
     // Per app, by whichever name the entry has (identity resolves an App ID).
     const key = entry.app || `app_id:${entry.appId}`;
     let entries = this.pending.get(key);
@@ -50,15 +62,22 @@ export class RequestLogRecorder {
   }
 
   async flush(): Promise<void> {
-    const entries = [...this.pending.values()].flat().map(({ at, ...rest }): identity.RequestLogEntry => ({ ...rest, time: new Date(at).toISOString() }));
+    const entries = [...this.pending.values()]
+      .flat()
+      .map(({ at, routeFamily: _family, ...rest }): identity.RequestLogEntry => ({ ...rest, time: new Date(at).toISOString() }));
     this.pending = new Map();
     this.pendingCount = 0;
-    for (let i = 0; i < entries.length; i += this.maxBatch) {
-      const batch = entries.slice(i, i + this.maxBatch);
+    const { usage, dropped } = this.usage.take();
+    if (dropped) this.logger.warn({ dropped, kept: usage.length }, 'usage counts not kept: identity has not taken them for a while and the bound of keys was reached');
+    // Counts go with the entries, a batch's worth at a time, so that no message grows past gRPC's size limit.
+    const batches = Math.max(Math.ceil(entries.length / this.maxBatch), Math.ceil(usage.length / this.maxBatch));
+    for (let b = 0; b < batches; b++) {
+      const [from, to] = [b * this.maxBatch, (b + 1) * this.maxBatch];
       try {
-        await this.send(batch);
+        await this.send(entries.slice(from, to), usage.slice(from, to));
       } catch (error) {
-        this.logger.warn({ dropped: entries.length - i, code: (error as { code?: string }).code }, 'request log batch not recorded');
+        this.usage.giveBack(usage.slice(from));
+        this.logger.warn({ dropped: Math.max(0, entries.length - from), kept: Math.max(0, usage.length - from), code: (error as { code?: string }).code }, 'request log batch not recorded');
         return;
       }
     }

@@ -2,7 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import { z } from 'zod';
 import type { SchemeName } from '../auth/scheme';
 import { binary, type Contract, type HeaderDoc, type ResponseDoc, type StatusClass } from '../http/contract';
-import type { ErrorFormat, HttpMethod, Route } from '../http/route';
+import { visibleTo, type ErrorFormat, type HttpMethod, type Route } from '../http/route';
+import { routeFamily, type RouteFamily } from '../http/route-family';
 import { OAUTH_PATHS } from '../routes/oauth-routes';
 import { API_VERSION, SERVICE_NAME } from '../routes/system-routes';
 
@@ -33,6 +34,7 @@ const oauthError = z
 const REFUSALS: Record<number, string> = {
   400: 'The request is malformed or a parameter is invalid; the message names it.',
   401: 'No credential, or one that was refused; WWW-Authenticate says which schemes are accepted.',
+  403: 'account_disabled: an operator disabled the account the session belongs to.',
   404: 'Nothing of that name (or it is not yours).',
   413: 'The body is larger than the limit.',
   415: 'The body is not in a media type this endpoint reads.',
@@ -50,7 +52,9 @@ const REFUSALS: Record<number, string> = {
  * what each row's auth and body mode can refuse. `servers` is left to the
  * caller, who knows the public base URL of the request.
  */
-export function buildOpenApiDocument(routes: readonly Route[], words: SchemeWords): OpenApiDocument {
+export function buildOpenApiDocument(rows: readonly Route[], words: SchemeWords, options: { operator?: boolean } = {}): OpenApiDocument {
+  // The operator-only rows are in an operator's document only (route.ts): to anyone else they do not exist.
+  const routes = rows.filter(visibleTo(options.operator ?? false));
   const registry = new OpenAPIRegistry();
   const schemes = new Set(routes.flatMap((r) => [...r.auth, ...serviceSchemes(r)]));
   for (const name of schemes) registry.registerComponent('securitySchemes', name, securityScheme(name, words(name)));
@@ -183,8 +187,11 @@ function refusals(route: Route): Record<string, ResponseConfig> {
   const statuses = new Set<number>();
   const { contract } = route;
   if (contract?.query || contract?.params || contract?.body || route.body !== 'none') statuses.add(400);
-  if (route.auth.length) statuses.add(401);
-  if (route.path.includes(':')) statuses.add(404);
+  // An operator-only row refuses every other caller, a missing or ended session included, as an unknown path does.
+  if (route.auth.length && !route.operatorOnly) statuses.add(401);
+  // identity refuses a session whose account an operator disabled: 403 account_disabled (docs/operators.md).
+  if (route.auth.includes('portal_session') && !route.operatorOnly) statuses.add(403);
+  if (route.path.includes(':') || route.operatorOnly) statuses.add(404);
   if (route.body !== 'none') statuses.add(413);
   if (route.body === 'json' || route.body === 'form') statuses.add(415);
   if (route.rateLimited) statuses.add(429);
@@ -218,6 +225,7 @@ const TOO_MANY_HEADERS = {
 /** A refusal's description: the row's own words, and for a 429 on a rate-limited row the fair-share limits too. */
 function refusalWords(route: Route, status: number, own: string | undefined): string {
   if (status === 429 && route.rateLimited && own) return `${own} Or: ${REFUSALS[429]}`;
+  if (status === 404 && route.operatorOnly) return `${own ?? REFUSALS[404]} Also the answer to anyone without an operator's session (none, an ended one, a learner's): exactly an unknown path's.`;
   return own ?? REFUSALS[status] ?? 'Refused; the message says why.';
 }
 
@@ -240,16 +248,20 @@ function operationId(method: HttpMethod, path: string): string {
   return method.toLowerCase() + (words.join('') || 'Root');
 }
 
-/** The family a path belongs to, as the docs group them. */
-function tagOf(path: string): string {
-  if (path.startsWith('/api/')) return 'Portal';
-  if (path.startsWith('/playground/data')) return 'Data';
-  if (path.startsWith('/playground/auth')) return 'Auth playground';
-  if (path.startsWith('/oauth1')) return 'OAuth 1.0a';
-  if (path.startsWith('/oauth') || path.startsWith('/.well-known')) return 'OAuth 2.0';
-  if (path.startsWith('/playground/')) return 'HTTP practice';
-  return 'System';
-}
+/** The docs' group of each route family. */
+const TAGS: Record<RouteFamily, string> = {
+  data: 'Data',
+  auth: 'Auth playground',
+  http: 'HTTP practice',
+  oauth2: 'OAuth 2.0',
+  oauth1: 'OAuth 1.0a',
+  operators: 'Operators',
+  portal: 'Portal',
+  system: 'System',
+};
+
+/** The group a path belongs to, as the docs show them: its route family. */
+const tagOf = (path: string): string => TAGS[routeFamily(path)];
 
 /** The security scheme object registerComponent takes (openapi3-ts's, through zod-to-openapi). */
 type SecurityScheme = Parameters<OpenAPIRegistry['registerComponent']>[2];

@@ -27,11 +27,15 @@ export function routeTable(authenticator = inertAuthenticator()): Route[] {
   });
 }
 
-/** The document the server would serve at `baseUrl`, built without one. */
-export function offlineOpenApiDocument(baseUrl: string): OpenApiDocument {
+/**
+ * The document the server would serve at `baseUrl`, built without one: the
+ * one everybody gets (the docs page and the Postman collection are built
+ * from it), or with `operator` the one an operator's session gets.
+ */
+export function offlineOpenApiDocument(baseUrl: string, options: { operator?: boolean } = {}): OpenApiDocument {
   const authenticator = inertAuthenticator();
   return servedAt(
-    buildOpenApiDocument(routeTable(authenticator), (name) => authenticator.describe([name])[0]!.how),
+    buildOpenApiDocument(routeTable(authenticator), (name) => authenticator.describe([name])[0]!.how, options),
     baseUrl,
   );
 }

@@ -107,7 +107,8 @@ const sessionSchema = z
   .meta({ id: 'Session' });
 const userSchema = z.object({ id: z.string(), email: z.string(), provider: z.string().meta({ example: 'local' }), createdAt: timestamp }).meta({ id: 'User' });
 const credentialMeta = z.object({ createdAt: timestamp, hint: z.string().meta({ description: 'The last characters, to tell credentials apart.', example: '9fQa' }) });
-const appSchema = z
+/** The App JSON (appJson), as the portal and the operators' API document it. */
+export const appSchema = z
   .object({
     id: z.string().meta({ example: '66f1c0a95e2b4d7a9c3e1f20' }),
     name: z.string(),

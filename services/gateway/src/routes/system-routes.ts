@@ -4,6 +4,7 @@ import type { Contract } from '../http/contract';
 import { DOCS_PREFIX, PORTAL_PREFIX, POSTMAN_COLLECTION, POSTMAN_ENVIRONMENT, POSTMAN_PREFIX } from '../http/static-pages';
 import { json } from '../http/reply';
 import { route, type Route } from '../http/route';
+import { whenReady } from '../maybe-async';
 import { checkReadiness } from '../readiness';
 import { DATA_ROOT } from './data-routes';
 
@@ -174,13 +175,16 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       path: '/playground',
       summary: 'Map of every playground endpoint.',
       contract: map,
-      handler: (ctx) => {
-        const b = ctx.baseUrl;
-        const endpoints = allRoutes()
-          .filter((r) => isPlaygroundPath(r.path))
-          .map((r) => ({ methods: r.methods, path: r.path, url: `${b}${r.path}`, summary: r.summary, auth: deps.describeAuth(r.auth) }));
-        return json({ name: SERVICE_NAME, version: API_VERSION, count: endpoints.length, endpoints });
-      },
+      // Asked with an operator's session, the map lists the operator-only rows too (docs/operators.md); to anyone else they do not exist.
+      handler: (ctx) =>
+        whenReady(deps.isOperator?.(ctx) ?? false, (operator) => {
+          const b = ctx.baseUrl;
+          const endpoints = allRoutes()
+            .filter((r) => (r.operatorOnly ? operator : isPlaygroundPath(r.path)))
+            .map((r) => ({ methods: r.methods, path: r.path, url: `${b}${r.path}`, summary: r.summary, auth: deps.describeAuth(r.auth) }));
+          // The answer depends on who asks: a shared cache must not hand an operator's map to a learner, or a learner's to an operator.
+          return json({ name: SERVICE_NAME, version: API_VERSION, count: endpoints.length, endpoints }, 200, { Vary: 'Authorization' });
+        }),
     }),
   ];
 }

@@ -34,26 +34,33 @@ const BAD_BODIES: { what: string; modes: BodyMode[]; contentType: string; body: 
 ];
 
 describe('hostile inputs, sent to every route row that reads a body', () => {
+  /** An operator (docs/operators.md): the operator-only rows are sent their bad bodies with this session. */
+  const OPERATOR = 'hostile-inputs-operator@example.org';
   let system: RunningSystem;
   let session: string;
+  let operatorSession: string;
   let app: CreatedApp;
   const rows = routeRows().filter((r) => r.body !== 'none');
 
   beforeAll(async () => {
-    system = await startSystem();
+    system = await startSystem({ OPERATOR_EMAILS: OPERATOR });
     session = await registerUser(system.baseUrl);
     app = await createApp(system.baseUrl, session);
+    const operator = await rawRequest(`${system.baseUrl}/api/auth/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: OPERATOR, password: 'correct horse battery' }) });
+    operatorSession = operator.json().token;
   });
   afterAll(async () => system?.stop());
 
-  /** A path of the row with its parameters filled in, and the credential its auth accepts. */
+  /** A path of the row with its parameters filled in, and the credential its auth accepts (an operator's session on an operator-only row). */
   const target = (row: Route) => ({
-    path: row.path.replace(':id', app.id).replace(':pack', 'hr').replace(':entity', 'employees'),
-    headers: row.auth.includes('portal_session')
-      ? { Authorization: `Bearer ${session}` }
-      : row.auth.includes('api_key_header')
-        ? { 'x-api-key': app.apiKey }
-        : ({} as Record<string, string>),
+    path: row.path.replace(':id', app.id).replace(':appId', app.appId).replace(':pack', 'hr').replace(':entity', 'employees'),
+    headers: row.operatorOnly
+      ? { Authorization: `Bearer ${operatorSession}` }
+      : row.auth.includes('portal_session')
+        ? { Authorization: `Bearer ${session}` }
+        : row.auth.includes('api_key_header')
+          ? { 'x-api-key': app.apiKey }
+          : ({} as Record<string, string>),
   });
 
   const expectRefusal = (res: RawResponse, row: Route, status: number, code: string) => {

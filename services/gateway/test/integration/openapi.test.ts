@@ -33,20 +33,25 @@ describe('the OpenAPI document', () => {
   });
   afterAll(() => system?.stop());
 
-  it('when validated by swagger-parser, then it is a valid OpenAPI 3.1 document', async () => {
+  it('when validated by swagger-parser, then it is a valid OpenAPI 3.1 document, and so is an operator\'s', async () => {
     expect(document.openapi).toBe('3.1.0');
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+    await expect(SwaggerParser.validate(offlineOpenApiDocument(system.baseUrl, { operator: true }) as never)).resolves.toBeDefined();
   });
 
-  it('when compared with the route table, then every row and method has an operation, with a unique operationId', () => {
-    const missing: string[] = [];
-    for (const row of routeRows()) {
-      const path = row.path.replace(/:(\w+)/g, '{$1}');
-      for (const method of row.methods) if (!document.paths[path]?.[method.toLowerCase()]) missing.push(`${method} ${row.path}`);
+  it('when compared with the route table, then every row and method has an operation, with a unique operationId; the operator-only rows only in an operator\'s document', () => {
+    const operations = (doc: Document, rows: Route[]) => rows.flatMap((row) => row.methods.filter((method) => doc.paths[row.path.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()]).map((method) => `${method} ${row.path}`));
+    const everyOperation = (rows: Route[]) => rows.flatMap((row) => row.methods.map((method) => `${method} ${row.path}`));
+    const [publicRows, operatorRows] = [routeRows().filter((row) => !row.operatorOnly), routeRows().filter((row) => row.operatorOnly)];
+    expect(operatorRows.length).toBeGreaterThan(0);
+    expect(operations(document, publicRows)).toEqual(everyOperation(publicRows));
+    expect(operations(document, operatorRows)).toEqual([]);
+    const operators = offlineOpenApiDocument(system.baseUrl, { operator: true }) as Document;
+    expect(operations(operators, routeRows())).toEqual(everyOperation(routeRows()));
+    for (const doc of [document, operators]) {
+      const ids = Object.values(doc.paths).flatMap((item) => Object.values(item as Document).map((op) => (op as Document).operationId));
+      expect(new Set(ids).size).toBe(ids.length);
     }
-    expect(missing).toEqual([]);
-    const ids = Object.values(document.paths).flatMap((item) => Object.values(item as Document).map((op) => (op as Document).operationId));
-    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('when a client reads the security schemes, then every auth style is there with its standard type', () => {
@@ -229,7 +234,8 @@ describe('the contract check every integration test runs (test/contract-setup.ts
 });
 
 describe('the examples in the document', () => {
-  const document = offlineOpenApiDocument('http://127.0.0.1:8080') as Document;
+  // An operator's document: everybody's, and the operator-only rows too.
+  const document = offlineOpenApiDocument('http://127.0.0.1:8080', { operator: true }) as Document;
   const components = document.components.schemas as Record<string, Document>;
   /** Whether a schema (or anything it contains or refers to) carries an example. */
   const exemplified = (schema: unknown, seen = new Set<string>()): boolean => {

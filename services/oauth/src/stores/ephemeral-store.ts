@@ -33,6 +33,14 @@ export interface EphemeralStore {
    * nothing wrong).
    */
   claimAndPut(claim: StoreEntry, then: StoreEntry): Promise<boolean>;
+  /**
+   * Deletes every entry whose key or value `matches` (asked of each, on its
+   * own), and returns how many live ones it deleted: for forgetting apps
+   * (domain/forget-apps.ts). It walks the whole store, a step at a time, so
+   * it is for rare work, never a request's. Not one atomic step: an entry
+   * written while it runs may stay.
+   */
+  forgetMatching(matches: (text: string) => boolean): Promise<number>;
 }
 
 /** One value to store, with its lifetime (a positive whole number of milliseconds). */
@@ -41,3 +49,4 @@ export interface StoreEntry {
   value: string;
   ttlMs: number;
 }
+

@@ -95,6 +95,17 @@ export class MemoryEphemeralStore implements EphemeralStore {
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
   }
 
+  async forgetMatching(matches: (text: string) => boolean): Promise<number> {
+    const now = this.now();
+    let forgotten = 0;
+    for (const [key, entry] of this.entries) {
+      if (!matches(key) && !matches(entry.value)) continue;
+      this.entries.delete(key);
+      if (entry.expiresAt > now) forgotten++;
+    }
+    return forgotten;
+  }
+
   async putIfGreater(key: string, value: number, ttlMs: number): Promise<boolean> {
     const current = this.live(key);
     // No await between the read and the write: as atomic as the Lua script in Redis.

@@ -2,6 +2,9 @@ import Redis, { ReplyError } from 'ioredis';
 import { REDIS_FAIL_FAST, storeUnavailable } from '@sandbox/runtime';
 import type { EphemeralStore, StoreEntry } from './ephemeral-store';
 
+/** Keys asked for per SCAN step: big enough to be quick, small enough not to hold Redis up. */
+const SCAN_COUNT = 500;
+
 /** Ephemeral values in Redis, shared by every oauth replica. */
 export class RedisEphemeralStore implements EphemeralStore {
   private readonly redis: Redis;
@@ -41,6 +44,39 @@ export class RedisEphemeralStore implements EphemeralStore {
 
   async close(): Promise<void> {
     this.redis.disconnect();
+  }
+
+  /**
+   * SCAN over this store's prefix (never KEYS, which holds Redis up for the
+   * whole keyspace), a step at a time: a step's keys that match are deleted
+   * as they are, the rest are read in one pipeline and deleted, in another,
+   * when their value matches. DEL's own count says how many were still there.
+   */
+  async forgetMatching(matches: (text: string) => boolean): Promise<number> {
+    const pattern = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    let cursor = '0';
+    let forgotten = 0;
+    do {
+      const [next, keys] = await redisCall(() => this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT));
+      cursor = next;
+      const doomed: string[] = [];
+      const unread: string[] = [];
+      // The key as the caller wrote it, without this store's prefix.
+      for (const key of keys) (matches(key.slice(this.prefix.length)) ? doomed : unread).push(key);
+      if (unread.length) {
+        const values = await redisCall(() => this.redis.pipeline(unread.map((key) => ['get', key])).exec());
+        unread.forEach((key, i) => {
+          const [error, value] = values?.[i] ?? [null, null];
+          // A key holding something other than a string (not ours) answers WRONGTYPE: left alone.
+          if (!error && typeof value === 'string' && matches(value)) doomed.push(key);
+        });
+      }
+      if (doomed.length) {
+        const deleted = await redisCall(() => this.redis.pipeline(doomed.map((key) => ['del', key])).exec());
+        for (const [error, count] of deleted ?? []) if (!error) forgotten += Number(count);
+      }
+    } while (cursor !== '0');
+    return forgotten;
   }
 
   async putIfGreater(key: string, value: number, ttlMs: number): Promise<boolean> {

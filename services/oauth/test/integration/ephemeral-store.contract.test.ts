@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { eventually, requireStoreUrls, uniqueId } from '@sandbox/testing';
 import type { EphemeralStore } from '../../src/stores/ephemeral-store';
@@ -14,6 +15,8 @@ const LONG_TTL_MS = 60_000;
 /** Short enough that a real store's expiry is quick to observe. */
 const SHORT_TTL_MS = 200;
 const REDIS_EXPIRY_GRACE_MS = 10_000;
+/** An App ID of the form identity issues (app_ and 22 characters). */
+const appId = () => `app_${randomBytes(16).toString('base64url').slice(0, 22)}`;
 
 /** How a contract test drives one adapter's notion of time. */
 interface Adapter {
@@ -101,6 +104,32 @@ function describeEphemeralStoreContract(name: string, adapter: Adapter) {
       expect(await store.get(key)).toBeUndefined();
     });
 
+    it('when entries are forgotten by a match, then each whose key or value matches is gone, the others stay, and the count says how many', async () => {
+      const [gone, other] = [appId(), appId()];
+      const names = (text: string) => text.includes(gone);
+      const keyNaming = uniqueId(`oauth2:by-key:${gone}:`);
+      const valueNaming = uniqueId('oauth2:rt:');
+      const otherApps = uniqueId('oauth2:rt:');
+      const nobody = uniqueId('oauth1:nonce:');
+      await store.put(keyNaming, 'x', LONG_TTL_MS);
+      await store.put(valueNaming, JSON.stringify({ clientId: gone, grantId: 'g' }), LONG_TTL_MS);
+      await store.put(otherApps, JSON.stringify({ clientId: other }), LONG_TTL_MS);
+      await store.put(nobody, '1700000000', LONG_TTL_MS);
+      expect(await store.forgetMatching(names)).toBe(2);
+      expect([await store.get(keyNaming), await store.get(valueNaming)]).toEqual([undefined, undefined]);
+      expect([await store.get(otherApps), await store.get(nobody)]).toEqual([JSON.stringify({ clientId: other }), '1700000000']);
+      expect(await store.forgetMatching(names)).toBe(0);
+    });
+
+    it('when more entries match than one SCAN step reads, then all of them are forgotten', async () => {
+      const gone = appId();
+      const keys = Array.from({ length: 1_200 }, (_, i) => uniqueId(`oauth2:code:${i}:`));
+      await Promise.all(keys.map((key, i) => store.put(key, i % 2 ? JSON.stringify({ clientId: gone }) : 'kept', LONG_TTL_MS)));
+      expect(await store.forgetMatching((text) => text.includes(gone))).toBe(600);
+      const left = await Promise.all(keys.map((key) => store.get(key)));
+      expect(left.filter((value) => value !== undefined)).toEqual(Array(600).fill('kept'));
+    });
+
     it('when pinged while reachable, then ping resolves', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });
@@ -159,6 +188,13 @@ describe('MemoryEphemeralStore lifetimes, to the millisecond', () => {
     } finally {
       await small.close();
     }
+  });
+
+  it('when an expired entry matches, then it is dropped but not counted as forgotten', async () => {
+    await store.put('live', 'app_x', 60_000);
+    await store.put('expired', 'app_x', 300);
+    now += 300;
+    expect(await store.forgetMatching((text) => text.includes('app_x'))).toBe(1);
   });
 
   it('when an onlyIfAbsent put is refused, then the live value keeps its own lifetime', async () => {

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, messageOf } from '../api';
 import { ErrorText } from '../components/error-text';
+import { SSO_START, ssoErrorMessage, type SignInOptions, type SsoError } from '../sso';
 
 type Mode = 'sign-in' | 'register';
 type Field = 'email' | 'password' | 'form';
@@ -12,7 +13,12 @@ function fieldOf(code: string): Field {
   return 'form';
 }
 
-export function SignInScreen({ notice, onSignedIn }: { notice?: string; onSignedIn: (token: string) => void }) {
+/** "example.edu", "example.edu or example.org", "a.edu, b.edu or c.edu". */
+const either = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`);
+
+export function SignInScreen({ notice, ssoError, onSignedIn }: { notice?: string; ssoError?: SsoError; onSignedIn: (token: string) => void }) {
+  // What this sandbox offers (GET /api/auth/options); until it is known, or if it cannot be, everything is shown as before and the API still says no where it must.
+  const [options, setOptions] = useState<SignInOptions>();
   const [mode, setMode] = useState<Mode>('sign-in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -26,6 +32,26 @@ export function SignInScreen({ notice, onSignedIn }: { notice?: string; onSigned
   useEffect(() => {
     heading.current?.focus();
   }, [mode]);
+
+  useEffect(() => {
+    let current = true;
+    api<SignInOptions>('GET', 'auth/options', { session: false })
+      .then((answer) => current && setOptions(answer))
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, []);
+
+  const localSignIn = options?.localSignIn !== false;
+  const canSignUp = localSignIn && options?.signUp !== 'closed';
+  const domains = options?.signUp === 'domain' ? options.domains : [];
+  const sso = options?.sso ?? undefined;
+
+  // Sign-up closed while the form was open: back to signing in.
+  useEffect(() => {
+    if (mode === 'register' && options && !canSignUp) setMode('sign-in');
+  }, [options]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -66,61 +92,91 @@ export function SignInScreen({ notice, onSignedIn }: { notice?: string; onSigned
           {notice}
         </p>
       )}
+      {ssoError && (
+        <div class="error-box" role="alert">
+          <p>{ssoErrorMessage(ssoError, sso?.name)}</p>
+          {ssoError.description && <p>{`${sso?.name ?? 'The provider'} said: “${ssoError.description}”`}</p>}
+        </div>
+      )}
       <p class="lead">
         Register apps, get their credentials and try every authentication and pagination style of the Training Sandbox. This is a practice
         sandbox: never use a password or credential you use anywhere real.
       </p>
-      <form noValidate onSubmit={submit} aria-describedby={errors.form ? 'form-error' : undefined}>
-        <div class="field">
-          <label for="email">Email</label>
-          <input
-            id="email"
-            ref={emailInput}
-            type="email"
-            name="email"
-            autoComplete="email"
-            required
-            value={email}
-            aria-invalid={errors.email ? 'true' : undefined}
-            aria-describedby={errors.email ? 'email-error' : undefined}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
-          <ErrorText id="email-error" message={errors.email} />
-        </div>
-        <div class="field">
-          <label for="password">Password</label>
-          <input
-            id="password"
-            ref={passwordInput}
-            type="password"
-            name="password"
-            autoComplete={registering ? 'new-password' : 'current-password'}
-            required
-            value={password}
-            aria-invalid={errors.password ? 'true' : undefined}
-            aria-describedby={[registering ? 'password-hint' : '', errors.password ? 'password-error' : ''].filter(Boolean).join(' ') || undefined}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-          {registering && (
-            <p id="password-hint" class="hint">
-              8 to 200 characters.
-            </p>
-          )}
-          <ErrorText id="password-error" message={errors.password} />
-        </div>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? (registering ? 'Creating the account…' : 'Signing in…') : registering ? 'Create account' : 'Sign in'}
+      {sso && !registering && (
+        <p class="sso">
+          {/* A navigation, not a fetch: the browser goes to the provider and back. Relative, so a proxy prefix is kept. */}
+          <a class="button-link primary" href={SSO_START}>
+            Sign in with {sso.name}
+          </a>
+        </p>
+      )}
+      {sso && localSignIn && !registering && <p class="divider">or with your email and password</p>}
+      {!localSignIn && !sso && (
+        <p class="notice" role="status">
+          Signing in is switched off on this sandbox. Ask whoever runs it for access.
+        </p>
+      )}
+      {localSignIn && (
+        <form noValidate onSubmit={submit} aria-describedby={errors.form ? 'form-error' : undefined}>
+          <div class="field">
+            <label for="email">Email</label>
+            <input
+              id="email"
+              ref={emailInput}
+              type="email"
+              name="email"
+              autoComplete="email"
+              required
+              value={email}
+              aria-invalid={errors.email ? 'true' : undefined}
+              aria-describedby={[registering && domains.length ? 'email-hint' : '', errors.email ? 'email-error' : ''].filter(Boolean).join(' ') || undefined}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
+            {registering && domains.length > 0 && (
+              <p id="email-hint" class="hint">
+                Sign-up here is for email addresses at {either(domains)}.
+              </p>
+            )}
+            <ErrorText id="email-error" message={errors.email} />
+          </div>
+          <div class="field">
+            <label for="password">Password</label>
+            <input
+              id="password"
+              ref={passwordInput}
+              type="password"
+              name="password"
+              autoComplete={registering ? 'new-password' : 'current-password'}
+              required
+              value={password}
+              aria-invalid={errors.password ? 'true' : undefined}
+              aria-describedby={[registering ? 'password-hint' : '', errors.password ? 'password-error' : ''].filter(Boolean).join(' ') || undefined}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+            {registering && (
+              <p id="password-hint" class="hint">
+                8 to 200 characters.
+              </p>
+            )}
+            <ErrorText id="password-error" message={errors.password} />
+          </div>
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy}>
+              {busy ? (registering ? 'Creating the account…' : 'Signing in…') : registering ? 'Create account' : 'Sign in'}
+            </button>
+          </div>
+          <ErrorText id="form-error" message={errors.form} />
+        </form>
+      )}
+      {(canSignUp || registering) && (
+        <p class="switch">
+          {registering ? 'Already have an account?' : 'New here?'}{' '}
+          <button type="button" class="link" onClick={switchMode}>
+            {registering ? 'Sign in instead' : 'Create an account'}
           </button>
-        </div>
-        <ErrorText id="form-error" message={errors.form} />
-      </form>
-      <p class="switch">
-        {registering ? 'Already have an account?' : 'New here?'}{' '}
-        <button type="button" class="link" onClick={switchMode}>
-          {registering ? 'Sign in instead' : 'Create an account'}
-        </button>
-      </p>
+          {!registering && domains.length > 0 && <span class="hint"> (for email addresses at {either(domains)})</span>}
+        </p>
+      )}
     </section>
   );
 }

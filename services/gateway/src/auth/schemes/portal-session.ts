@@ -21,9 +21,9 @@ export function portalSessionScheme(clients: BackendClients): AuthScheme {
       return match ? { value: match[1], sure: true } : undefined;
     },
     async verify(token, ctx) {
-      const { user } = await clients.identity.verifySession({ token }, { requestId: ctx.requestId });
+      const { user, operator } = await clients.identity.verifySession({ token }, { requestId: ctx.requestId });
       if (!user) return { ok: false, reason: 'The session is not valid.' };
-      return { ok: true, credential: { kind: 'session', scheme: 'portal_session', user, token } };
+      return { ok: true, credential: { kind: 'session', scheme: 'portal_session', user, token, operator } };
     },
     challenge: (refused) => (refused ? `${REALM}, error="invalid_token"` : REALM),
     missing: { code: 'session_required', message: 'Sign in first: send the token from POST /api/auth/login as Authorization: Bearer <token>.' },

@@ -1,0 +1,193 @@
+import type { identity, oauth } from '@sandbox/contracts';
+import { failedPrecondition, type CallOptionsLite, type Logger, type PromiseClient } from '@sandbox/runtime';
+import { appJson } from '../routes/portal-routes';
+import { usageCsv } from './usage-csv';
+
+/*
+ * What an operator can do (docs/operators.md), in one place: the admin API's
+ * routes (routes/admin-routes.ts) and the CLI (cli.ts) both call these, so
+ * there is one way of doing each thing, and one JSON for each answer (the
+ * CLI's --json prints exactly what the API answers).
+ */
+
+type IdentityClient = Pick<
+  PromiseClient<identity.IdentityServiceClient>,
+  | 'adminListUsers'
+  | 'adminGetUser'
+  | 'adminSetUserDisabled'
+  | 'adminDeleteUser'
+  | 'adminPurge'
+  | 'adminUsage'
+  | 'adminListAudit'
+  | 'adminSetAppLimit'
+  | 'adminClearAppLimit'
+  | 'listAppLimits'
+>;
+type OAuthClient = Pick<PromiseClient<oauth.OAuthServiceClient>, 'forgetApps'>;
+
+/** Who acts, as the audit log records it: an operator's portal session, or the CLI (`<os user>@<host>`). */
+export type Actor = identity.Actor;
+
+/** An operator's portal session as an actor. */
+export const sessionActor = (user: identity.User): Actor => ({ kind: 'session', id: user.id, email: user.email });
+
+// ---- the JSON of each answer ----------------------------------------------------
+
+export function adminUserJson(admin: identity.AdminUser | undefined) {
+  const user = admin?.user;
+  return {
+    id: user?.id ?? '',
+    email: user?.email ?? '',
+    provider: user?.provider ?? '',
+    createdAt: user?.createdAt ?? '',
+    disabled: admin?.disabled ?? false,
+    operator: admin?.operator ?? false,
+    appCount: admin?.appCount ?? 0,
+    requestCount: admin?.requestCount ?? 0,
+    lastActiveAt: admin?.lastActiveAt ?? '',
+  };
+}
+export type AdminUserJson = ReturnType<typeof adminUserJson>;
+
+const actorJson = (actor: Actor | undefined) => ({ kind: actor?.kind ?? '', id: actor?.id ?? '', email: actor?.email ?? '' });
+
+function auditEntryJson(entry: identity.AuditEntry) {
+  return {
+    id: entry.id,
+    at: entry.at,
+    actor: actorJson(entry.actor),
+    action: entry.action,
+    targetUserId: entry.targetUserId,
+    targetEmail: entry.targetEmail,
+    detail: entry.detail,
+  };
+}
+
+/** An app's own limit: exempt, or its rate and burst (never both). */
+export function appLimitJson(limit: identity.AppLimit | undefined) {
+  return {
+    appId: limit?.appId ?? '',
+    exempt: limit?.exempt ?? false,
+    ...(limit?.exempt ? {} : { perSecond: limit?.perSecond ?? 0, burst: limit?.burst ?? 0 }),
+    setAt: limit?.setAt ?? '',
+    setBy: actorJson(limit?.setBy),
+  };
+}
+
+/** What PUT /api/admin/apps/:appId/limit and `limit` set. */
+export type LimitSetting = { exempt: true } | { perSecond: number; burst: number };
+
+/** An RFC 3339 moment, or a bare date taken as its midnight UTC (an operator types `--before 2030-06-30`). */
+export const momentOf = (before: string) => (/^\d{4}-\d{2}-\d{2}$/.test(before) ? `${before}T00:00:00.000Z` : before);
+
+/** The file name of a usage export: `usage-<from>-<to>.csv`, an open bound named as such. */
+export const usageFileName = (from: string | undefined, to: string | undefined) => `usage-${from || 'start'}-${to || 'end'}.csv`;
+
+// ---- the operations ----------------------------------------------------------------
+
+export class AdminOperations {
+  constructor(
+    private readonly identity: IdentityClient,
+    private readonly oauth: OAuthClient,
+    private readonly logger?: Logger,
+  ) {}
+
+  async listUsers(query: { pageSize?: number; pageToken?: string; email?: string }, call?: CallOptionsLite) {
+    const page = await this.identity.adminListUsers({ pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '', emailContains: query.email ?? '' }, call);
+    return { users: page.users.map(adminUserJson), total: page.total, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  /** The user and their apps: metadata only, never a secret (the portal's App JSON). */
+  async getUser(userId: string, call?: CallOptionsLite) {
+    const found = await this.identity.adminGetUser({ userId }, call);
+    return { ...adminUserJson(found.user), apps: found.apps.map(appJson) };
+  }
+
+  async setDisabled(actor: Actor, userId: string, disabled: boolean, call?: CallOptionsLite) {
+    return adminUserJson((await this.identity.adminSetUserDisabled({ actor, userId, disabled }, call)).user);
+  }
+
+  /**
+   * The user, their apps, credentials, tokens, logs and OAuth state. The
+   * order makes a retry after any failure finish the job: their App IDs
+   * are read first, then oauth forgets the apps' state, and only then does
+   * identity delete the user. Deleting first would lose the App IDs, so a
+   * failure of the forgetting could never be retried, and the state would
+   * stay behind naming apps nobody can find. A client still running could
+   * write new OAuth state between the two steps: a second forgetting after
+   * the deletion sweeps that up (it is refused anyway once the app is gone,
+   * so a failure there is only logged).
+   */
+  async deleteUser(actor: Actor, userId: string, call?: CallOptionsLite) {
+    // Identity refuses this too, but only at step 3: by then oauth would have forgotten the operator's own apps' state.
+    if (actor.kind === 'session' && actor.id === userId) throw failedPrecondition('cannot_act_on_self', 'An operator cannot delete their own account; another operator can, or the CLI.');
+    const { apps } = await this.identity.adminGetUser({ userId }, call);
+    await this.forget(apps.map((app) => app.appId), call);
+    const deleted = await this.identity.adminDeleteUser({ actor, userId }, call);
+    await this.forgetAfterwards(deleted.appIds, call);
+    return { id: deleted.userId || userId, status: 'deleted' as const, appsDeleted: deleted.appsDeleted };
+  }
+
+  /**
+   * Every non-operator user created before `before`, as deleteUser does
+   * each, and the usage counted before it. A dry run only says what would
+   * go. The real one runs a dry run first to learn the App IDs, so oauth
+   * forgets them before identity deletes anything (the same order, for the
+   * same reason, as deleteUser), then sweeps again for the apps of the real
+   * run (a `before` in the future may take in users who signed up since).
+   */
+  async purge(actor: Actor, request: { before: string; dryRun?: boolean }, call?: CallOptionsLite) {
+    const before = momentOf(request.before);
+    const dryRun = request.dryRun ?? false;
+    const preview = await this.identity.adminPurge({ actor, before, dryRun: true }, call);
+    let result = preview;
+    if (!dryRun) {
+      await this.forget(preview.appIds, call);
+      result = await this.identity.adminPurge({ actor, before, dryRun: false }, call);
+      await this.forgetAfterwards(result.appIds, call);
+    }
+    return { before, dryRun, users: result.users, apps: result.apps, usageRows: result.usageRows };
+  }
+
+  /** Requests per day, user, app, auth style and route family, from `from` to `to` (UTC days, both included; absent: no bound). Audited by identity. */
+  async usage(actor: Actor, range: { from?: string; to?: string }, call?: CallOptionsLite): Promise<identity.UsageRow[]> {
+    return (await this.identity.adminUsage({ actor, from: range.from ?? '', to: range.to ?? '' }, call)).rows;
+  }
+
+  /** The same, as CSV (usage-csv.ts), with its file name. */
+  async usageExport(actor: Actor, range: { from?: string; to?: string }, call?: CallOptionsLite) {
+    return { fileName: usageFileName(range.from, range.to), csv: usageCsv(await this.usage(actor, range, call)) };
+  }
+
+  /** The audit log, newest first. */
+  async audit(query: { pageSize?: number; pageToken?: string }, call?: CallOptionsLite) {
+    const page = await this.identity.adminListAudit({ pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '' }, call);
+    return { entries: page.entries.map(auditEntryJson), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  async listAppLimits(call?: CallOptionsLite) {
+    return { limits: (await this.identity.listAppLimits({}, call)).limits.map(appLimitJson) };
+  }
+
+  async setAppLimit(actor: Actor, appId: string, setting: LimitSetting, call?: CallOptionsLite) {
+    const request = 'exempt' in setting ? { actor, appId, exempt: true, perSecond: 0, burst: 0 } : { actor, appId, exempt: false, ...setting };
+    return appLimitJson((await this.identity.adminSetAppLimit(request, call)).limit);
+  }
+
+  async clearAppLimit(actor: Actor, appId: string, call?: CallOptionsLite) {
+    await this.identity.adminClearAppLimit({ actor, appId }, call);
+    return { appId, status: 'cleared' as const };
+  }
+
+  private async forget(appIds: readonly string[], call?: CallOptionsLite): Promise<void> {
+    if (appIds.length) await this.oauth.forgetApps({ appIds: [...appIds] }, call);
+  }
+
+  private async forgetAfterwards(appIds: readonly string[], call?: CallOptionsLite): Promise<void> {
+    try {
+      await this.forget(appIds, call);
+    } catch (error) {
+      this.logger?.warn({ apps: appIds.length, err: error instanceof Error ? error.message : String(error) }, 'OAuth state written during a deletion was not swept; it is refused and expires on its own');
+    }
+  }
+}
