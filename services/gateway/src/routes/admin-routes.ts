@@ -7,7 +7,7 @@ import type { RouteContext } from '../http/context';
 import { inputOf, type Contract } from '../http/contract';
 import { json } from '../http/reply';
 import { route, type Route, type RouteSpec } from '../http/route';
-import { appSchema } from './portal-routes';
+import { appSchema, pageQuery } from './portal-routes';
 
 /*
  * The operators' API (docs/operators.md): thin rows over AdminOperations,
@@ -26,14 +26,6 @@ const day = (name: string) =>
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${name} must be a UTC day, YYYY-MM-DD` })
     .optional();
-const pageQuery = {
-  page_size: z
-    .string()
-    .regex(/^[1-9]\d{0,5}$/, { error: 'page_size must be a positive integer' })
-    .optional()
-    .meta({ description: 'Entries per page (identity caps it).', example: '50' }),
-  pageToken: z.string().optional().meta({ description: 'nextPageToken of the previous page.' }),
-};
 const userPath = z.object({ id: z.string().meta({ description: "The user's id, from GET /api/admin/users.", example: '66f1c0a95e2b4d7a9c3e1f21' }) });
 const appPath = z.object({ appId: z.string().meta({ description: 'The App ID (client_id).', example: 'app_Xq3V0d5yH2kq8Jr1mT9bWg' }) });
 const actorSchema = z

@@ -93,14 +93,16 @@ const deleteQuery = z.object({
     .optional()
     .meta({ description: 'revoke: disable the app (its credentials stop working) instead of deleting it.' }),
 });
-const logsQuery = z.object({
+/** The query of every paged list (request logs here, the operators' lists in admin-routes.ts). */
+export const pageQuery = {
   page_size: z
     .string()
     .regex(/^[1-9]\d{0,5}$/, { error: 'page_size must be a positive integer' })
     .optional()
     .meta({ description: 'Entries per page (identity caps it).', example: '50' }),
   pageToken: z.string().optional().meta({ description: 'nextPageToken of the previous page.' }),
-});
+};
+const logsQuery = z.object(pageQuery);
 
 const sessionSchema = z
   .object({ token: z.string().meta({ description: 'The portal session token: send it as Authorization: Bearer.' }), expiresAt: timestamp })

@@ -25,6 +25,17 @@ usageSchema.index({ userId: 1 });
 usageSchema.index({ app: 1 });
 usageSchema.index({ day: 1 });
 
+/**
+ * At most this many upserts in one `update` command. FerretDB 1.24 keeps the
+ * PostgreSQL connection of every statement of a command that matched a
+ * document until the whole command ends (its update handler defers each
+ * statement's query close to the end of the loop), and its pool holds 50: one
+ * flush of 50 existing rows took every connection and waited for one more,
+ * wedging the server for every client. Eight a command, one command at a
+ * time per process, leaves the pool room for everyone else.
+ */
+const UPSERTS_PER_COMMAND = 8;
+
 const ROW_KEY_FIELDS = { day: 1, app: 1, authStyle: 1, routeFamily: 1 } as const;
 
 /**
@@ -69,7 +80,12 @@ export class MongoUsageStore implements UsageStore {
         upsert: true,
       },
     }));
-    const write = this.writing.then(() => mongoCall(() => this.model.bulkWrite(operations, { ordered: false })));
+    const write = this.writing.then(async () => {
+      for (let i = 0; i < operations.length; i += UPSERTS_PER_COMMAND) {
+        const chunk = operations.slice(i, i + UPSERTS_PER_COMMAND);
+        await mongoCall(() => this.model.bulkWrite(chunk, { ordered: false }));
+      }
+    });
     // A failed batch is its caller's to retry (the gateway keeps its counts); the next batch goes ahead.
     this.writing = write.catch(() => undefined);
     return write.then(() => undefined);

@@ -28,7 +28,12 @@ export interface UsageTotals {
  * here answers in whole rows.
  */
 export interface UsageStore {
-  /** Adds each increment to its row, created on first sight; requests add up, lastAt keeps the latest. */
+  /**
+   * Adds each increment to its row, created on first sight; requests add up,
+   * lastAt keeps the latest. A failure may leave part of the batch added (the
+   * MongoDB adapter writes it in several commands), so a caller that retries
+   * can count those rows twice: usage is a report, not a bill.
+   */
   add(increments: UsageRecord[]): Promise<void>;
   /** Per user: all their requests, and the latest. Users with none are absent. */
   totalsByUser(userIds: string[]): Promise<Map<string, UsageTotals>>;

@@ -50,6 +50,16 @@ function describeUsageStoreContract(name: string, open: () => Promise<UsageHarne
       expect((await replica.totalsByUser(['user-a'])).get('user-a')).toEqual({ requests: 120, lastAt: new Date(Date.UTC(2030, 0, 10, 10, 39)) });
     });
 
+    it('when one flush carries more rows than the database has connections, twice, then both land and the store still answers', async () => {
+      // 120 rows, each already stored the second time: one update command of them wedged FerretDB (see UPSERTS_PER_COMMAND).
+      const rows = Array.from({ length: 120 }, (_, i) => count({ routeFamily: `family-${String(i).padStart(3, '0')}` }));
+      await harness.store.add(rows);
+      await harness.store.add(rows);
+      const stored = await harness.store.rows();
+      expect(stored).toHaveLength(120);
+      expect(stored.every((row) => row.requests === 2)).toBe(true);
+    });
+
     it('reads rows of a range of days, and totals per user', async () => {
       await harness.store.add([
         count({ day: '2030-01-09', requests: 1 }),
