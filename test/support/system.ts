@@ -45,6 +45,22 @@ export interface RunningSystem {
  * environment (e.g. MONGO_URL, REDIS_URL). Needs a build (npm test does it).
  */
 export async function startSystem(extraEnv: NodeJS.ProcessEnv = {}, options: number | SystemOptions = {}): Promise<RunningSystem> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSystemOnce(extraEnv, options);
+    } catch (error) {
+      // The launcher picks its extra replicas' ports from the kernel's ephemeral range, which another
+      // system's launcher, or an outgoing connection, may take before the replica binds: that replica
+      // then exits and the launcher with it (it never takes a stranger's answers for its own). Fresh ports
+      // make a new system; any other failure is the test's to see.
+      if (attempt === PORT_CLASH_ATTEMPTS || !/EADDRINUSE/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+const PORT_CLASH_ATTEMPTS = 3;
+
+async function startSystemOnce(extraEnv: NodeJS.ProcessEnv, options: number | SystemOptions): Promise<RunningSystem> {
   const { timeoutMs = 60_000, metrics = false } = typeof options === 'number' ? { timeoutMs: options } : options;
   const ports = { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() };
   const metricsPorts = metrics ? { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() } : undefined;

@@ -1,4 +1,4 @@
-import { ConfigError, SERVICE_NAMES } from '@sandbox/runtime';
+import { ConfigError } from '@sandbox/runtime';
 import { loadLauncherConfig, type LauncherConfig } from './config';
 import { planReplicas, type Replica, type ReplicaPlan } from './replicas';
 import { Supervisor } from './supervisor';
@@ -29,12 +29,12 @@ async function main(config: LauncherConfig): Promise<void> {
   supervisor = running;
   const services = plan.replicas.filter((replica) => replica.name !== 'gateway');
   for (const replica of services) running.start(replica);
-  // One replica keeps the configured address (peers); every one must serve before the gateway starts.
-  const addresses = SERVICE_NAMES.flatMap((name) => (config.replicas[name] > 1 ? plan.addresses[name] : [config.peers[name]]).map((address) => [name, address] as const));
-  await Promise.all(addresses.map(([name, address]) => waitForServing(name, address, config.startupTimeoutMs)));
-  for (const replica of plan.replicas.filter((r) => r.name === 'gateway')) running.start(replica);
+  // Every service replica must serve before the gateways start.
+  await Promise.all(services.map((replica) => readiness(running, replica, plan, config)));
+  const gateways = plan.replicas.filter((r) => r.name === 'gateway');
+  for (const replica of gateways) running.start(replica);
+  await Promise.all(gateways.map((replica) => readiness(running, replica, plan, config)));
   const urls = plan.gatewayPorts.map((port) => `${config.scheme}://127.0.0.1:${port}`);
-  await Promise.all(urls.map((url) => waitForGatewayReady(url, config.startupTimeoutMs)));
   console.log(`Training Sandbox is ready at ${urls.join(' ')} (in ${Date.now() - started} ms; ${running.pids()})`);
   onHangUp = () => void rollingRestart(running, plan, config);
 }
@@ -68,7 +68,7 @@ async function rollingRestart(running: Supervisor, plan: ReplicaPlan, config: La
   try {
     for (const replica of plan.replicas) {
       const began = Date.now();
-      const child = await running.replace(replica, () => readiness(replica, plan, config), config.stopTimeoutMs);
+      const child = await running.replace(replica, () => readiness(running, replica, plan, config), config.stopTimeoutMs);
       console.error(`launcher: rolling restart: ${replica.label}=${child.pid} serves again (${Date.now() - began} ms)`);
       // Gateways are the last, and a load balancer finds a new one through its readiness, not by retrying.
       if (replica.name !== 'gateway') await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -81,10 +81,18 @@ async function rollingRestart(running: Supervisor, plan: ReplicaPlan, config: La
   }
 }
 
-function readiness(replica: Replica, plan: ReplicaPlan, config: LauncherConfig): Promise<void> {
+/**
+ * A replica is ready once its own process has bound its port (so what answers
+ * there is that process) and then says it serves: grpc.health.v1 SERVING for
+ * a service, /health/ready 200 for a gateway. A lone service replica is asked
+ * at its configured address (peers), as its callers reach it.
+ */
+async function readiness(running: Supervisor, replica: Replica, plan: ReplicaPlan, config: LauncherConfig): Promise<void> {
+  await running.started(replica.label, config.startupTimeoutMs);
   const index = plan.replicas.filter((r) => r.name === replica.name).indexOf(replica);
   if (replica.name === 'gateway') return waitForGatewayReady(`${config.scheme}://127.0.0.1:${plan.gatewayPorts[index]}`, config.startupTimeoutMs);
-  return waitForServing(replica.label, plan.addresses[replica.name][index], config.startupTimeoutMs);
+  const address = config.replicas[replica.name] > 1 ? plan.addresses[replica.name][index] : config.peers[replica.name];
+  return waitForServing(replica.label, address, config.startupTimeoutMs);
 }
 
 process.once('SIGINT', () => stopAll('SIGINT'));

@@ -14,19 +14,42 @@ export class Supervisor {
   private readonly children = new Map<string, ChildProcess>();
   /** Processes stopped on purpose (a rolling restart), whose exit is no news. */
   private readonly replacing = new Set<string>();
+  private readonly starts = new WeakMap<ChildProcess, Promise<void>>();
   private stopping = false;
 
   constructor(private readonly plan: ReplicaPlan) {}
 
   start(replica: Replica): ChildProcess {
-    const child = spawn(process.execPath, [entry(replica.name)], { stdio: 'inherit', env: { ...process.env, ...this.plan.shared, ...replica.env } });
+    // The IPC channel carries one message, the child's "started" (runProcess's reportStarted).
+    const child = spawn(process.execPath, [entry(replica.name)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...this.plan.shared, ...replica.env } });
     this.children.set(replica.label, child);
+    this.starts.set(child, startedOf(replica.label, child));
     child.on('exit', (code, signal) => {
       if (this.children.get(replica.label) === child) this.children.delete(replica.label);
       if (this.stopping || this.replacing.has(replica.label)) return;
       console.error(`launcher: ${replica.label} exited (${signal ?? `code ${code}`}); the others keep running. Start it again with: ${this.restartCommand(replica)}`);
     });
     return child;
+  }
+
+  /**
+   * Resolves once the replica's current process has bound its listeners, and
+   * rejects if it exits first (a taken port, a bad setting): before that, an
+   * answer on its port may come from another program.
+   */
+  async started(label: string, timeoutMs: number): Promise<void> {
+    const child = this.children.get(label);
+    const started = child && this.starts.get(child);
+    if (!started) throw new Error(`${label} is not running`);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${label} did not start listening within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([started, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** `label=pid` of every running process. */
@@ -91,4 +114,24 @@ export class Supervisor {
     const command = [...visible.map(([name, value]) => `${name}=${value}`), `npm run start:${replica.name}`].join(' ');
     return made.size > 0 ? `${command} (after setting ${[...made].join(' and ')}, which this run made up, for every replica)` : command;
   }
+}
+
+/** A child's "started" message, or the reason it never came. */
+function startedOf(label: string, child: ChildProcess): Promise<void> {
+  const started = new Promise<void>((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      if ((message as { started?: unknown } | null)?.started !== true) return;
+      child.off('exit', onExit);
+      child.disconnect();
+      resolve();
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      child.off('message', onMessage);
+      reject(new Error(`${label} exited (${signal ?? `code ${code}`}) before it started listening`));
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+  started.catch(() => undefined); // read by whoever waits for it; an unread rejection is not a crash
+  return started;
 }

@@ -5,6 +5,18 @@ export interface Stoppable {
 }
 
 /**
+ * Tells the launcher, when it started this process with an IPC channel, that
+ * its listeners are bound: only then is an answer on its port this process's
+ * own, and not another program's that took the port between the launcher's
+ * choice and this bind. The channel then stops holding the process open.
+ */
+function reportStarted(): void {
+  if (!process.send) return;
+  process.send({ started: true });
+  process.channel?.unref();
+}
+
+/**
  * Process entry for every service: boot, then stop cleanly on SIGTERM/SIGINT.
  * A configuration error prints its one line and exits 1; any other boot
  * failure prints a short line (not a stack) and exits 1.
@@ -12,6 +24,7 @@ export interface Stoppable {
 export function runProcess(name: string, boot: () => Promise<Stoppable>): void {
   boot().then(
     (running) => {
+      reportStarted();
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
