@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { withTimeout } from '@sandbox/runtime';
 import type { ProcessName, Replica, ReplicaPlan } from './replicas';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -14,7 +15,8 @@ export class Supervisor {
   private readonly children = new Map<string, ChildProcess>();
   /** Processes stopped on purpose (a rolling restart), whose exit is no news. */
   private readonly replacing = new Set<string>();
-  private readonly starts = new WeakMap<ChildProcess, Promise<void>>();
+  /** Each replica's latest process's "started" (startedOf). */
+  private readonly starts = new Map<string, Promise<void>>();
   private stopping = false;
 
   constructor(private readonly plan: ReplicaPlan) {}
@@ -23,7 +25,7 @@ export class Supervisor {
     // The IPC channel carries one message, the child's "started" (runProcess's reportStarted).
     const child = spawn(process.execPath, [entry(replica.name)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...this.plan.shared, ...replica.env } });
     this.children.set(replica.label, child);
-    this.starts.set(child, startedOf(replica.label, child));
+    this.starts.set(replica.label, startedOf(replica.label, child));
     child.on('exit', (code, signal) => {
       if (this.children.get(replica.label) === child) this.children.delete(replica.label);
       if (this.stopping || this.replacing.has(replica.label)) return;
@@ -37,19 +39,9 @@ export class Supervisor {
    * rejects if it exits first (a taken port, a bad setting): before that, an
    * answer on its port may come from another program.
    */
-  async started(label: string, timeoutMs: number): Promise<void> {
-    const child = this.children.get(label);
-    const started = child && this.starts.get(child);
-    if (!started) throw new Error(`${label} is not running`);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${label} did not start listening within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      await Promise.race([started, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  started(label: string, timeoutMs: number): Promise<void> {
+    const started = this.starts.get(label) ?? Promise.reject(new Error(`${label} was never started`));
+    return withTimeout(started, timeoutMs, `${label} did not start listening within ${timeoutMs} ms`);
   }
 
   /** `label=pid` of every running process. */

@@ -1,4 +1,5 @@
 import type { Logger } from './logger';
+import { withTimeout } from './timeout';
 
 /** Something a service needs to do its work, such as its database. */
 export interface Dependency {
@@ -44,20 +45,14 @@ export class DependencyMonitor {
   }
 
   private async check(dependency: Dependency): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    });
     let up = true;
     try {
-      await Promise.race([dependency.ping(), timeout]);
+      await withTimeout(dependency.ping(), this.timeoutMs, `no answer within ${this.timeoutMs} ms`);
     } catch (error) {
       up = false;
       if (this.up.get(dependency.name) !== false) {
         this.logger.warn({ dependency: dependency.name, err: (error as Error).message }, 'dependency down');
       }
-    } finally {
-      clearTimeout(timer);
     }
     if (this.up.get(dependency.name) !== up) {
       if (up && this.up.has(dependency.name)) this.logger.info({ dependency: dependency.name }, 'dependency back');

@@ -16,3 +16,4 @@ export * from './service-addresses';
 export * from './metrics';
 export * from './store-metrics';
 export * from './redis-fail-fast';
+export * from './timeout';
