@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { createPrivateKey } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, createPrivateKey } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 // Renders the chart with the real helm (built into .tools by scripts/lib/helm.sh)
@@ -16,6 +16,12 @@ const HELM = join(ROOT, '.tools', 'helm');
 const CHART = join(ROOT, 'deploy', 'helm', 'training-sandbox');
 const PRODUCTION_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'production-values.yaml');
 const IN_CLUSTER_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'in-cluster-stores-values.yaml');
+/** Names the image, which the chart requires; every render here starts from it (first, so later values win). */
+const IMAGE_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'image-values.yaml');
+const GITOPS_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'gitops-values.yaml');
+const ESCAPE_HATCH_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'escape-hatches-values.yaml');
+const CHART_DIGESTS = join(ROOT, 'deploy', 'helm', 'chart-digests.json');
+const UPGRADING = join(CHART, 'UPGRADING.md');
 const KUBERNETES_VALIDATE = join(ROOT, '.tools', 'kubernetes-validate', 'bin', 'kubernetes-validate');
 /** The newest Kubernetes release kubernetes-validate ships schemas for (scripts/lib/provision.sh pins it). */
 const KUBERNETES_VERSION = '1.37.0';
@@ -52,10 +58,30 @@ function helm(args: string[]) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** `helm template` as an operator would run it: with an image (IMAGE_VALUES) and the given values. */
+function helmTemplate(args: string[], chart = CHART) {
+  return helm(['template', RELEASE, chart, '--namespace', 'sandbox', '-f', IMAGE_VALUES, ...args]);
+}
+
 function renderText(args: string[] = [], chart = CHART): string {
-  const { status, stdout, stderr } = helm(['template', RELEASE, chart, '--namespace', 'sandbox', ...args]);
+  const { status, stdout, stderr } = helmTemplate(args, chart);
   if (status !== 0) throw new Error(`helm template failed (${status}): ${stderr}`);
   return stdout;
+}
+
+/** kubernetes-validate --strict over rendered manifests: its exit status, ERROR lines, kinds without a schema (but the ServiceMonitor), and how many passed. */
+function validateOffline(rendered: string, label: string) {
+  const file = join(helmHome, `rendered-${label.replace(/\W+/g, '-')}.yaml`);
+  writeFileSync(file, rendered);
+  const result = spawnSync(KUBERNETES_VALIDATE, ['--strict', '--kubernetes-version', KUBERNETES_VERSION, file], { encoding: 'utf8' });
+  if (result.error) throw result.error;
+  const lines = (result.stdout + result.stderr).split('\n');
+  return {
+    status: result.status,
+    errors: lines.filter((line) => line.startsWith('ERROR')),
+    unknown: lines.filter((line) => /Couldn't find schema/.test(line) && !/kind ServiceMonitor /.test(line)),
+    passed: lines.filter((line) => / passed for resource /.test(line)).length,
+  };
 }
 
 function render(args: string[] = [], chart = CHART): Manifest[] {
@@ -134,7 +160,7 @@ describe.each([
   });
 
   it('when linted strictly, then helm reports no problem', () => {
-    const { status, stdout, stderr } = helm(['lint', '--strict', CHART, ...args]);
+    const { status, stdout, stderr } = helm(['lint', '--strict', CHART, '-f', IMAGE_VALUES, ...args]);
     expect({ status, output: stdout + stderr }).toEqual({ status: 0, output: expect.stringContaining('0 chart(s) failed') });
   });
 
@@ -353,17 +379,11 @@ describe.each([
   });
 
   it('when validated offline against the Kubernetes API schemas, then every manifest is valid (strict: no unknown field)', () => {
-    const file = join(helmHome, `rendered-${_label.replace(/\W+/g, '-')}.yaml`);
-    writeFileSync(file, renderText(args));
-    const result = spawnSync(KUBERNETES_VALIDATE, ['--strict', '--kubernetes-version', KUBERNETES_VERSION, file], { encoding: 'utf8' });
-    if (result.error) throw result.error;
-    const output = result.stdout + result.stderr;
-    expect({ status: result.status, errors: output.split('\n').filter((line) => line.startsWith('ERROR')) }).toEqual({ status: 0, errors: [] });
+    const { status, errors, unknown, passed } = validateOffline(renderText(args), _label);
+    expect({ status, errors }).toEqual({ status: 0, errors: [] });
     // Every kind the chart renders has a schema there, except the operator's ServiceMonitor (checked below).
-    const unknown = output.split('\n').filter((line) => /Couldn't find schema/.test(line) && !/kind ServiceMonitor /.test(line));
     expect(unknown).toEqual([]);
-    const passed = output.split('\n').filter((line) => / passed for resource /.test(line));
-    expect(passed).toHaveLength(manifests.filter((m) => m.kind !== 'ServiceMonitor').length);
+    expect(passed).toBe(manifests.filter((m) => m.kind !== 'ServiceMonitor').length);
   });
 });
 
@@ -595,7 +615,7 @@ describe('the gateway\'s fair-share limits', () => {
     ['a negative burst', ['--set', 'gateway.rateLimits.app.burst=-1'], '/gateway/rateLimits/app/burst'],
     ['an unknown key', ['--set', 'gateway.rateLimits.perMinute=1'], "additional properties 'perMinute' not allowed"],
   ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helm(['template', RELEASE, CHART, ...args]);
+    const { status, stderr } = helmTemplate(args);
     expect(status).not.toBe(0);
     expect(stderr).toContain(message);
   });
@@ -641,7 +661,7 @@ describe('single sign-on (sso.*)', () => {
     ['an http issuer', [...sso, '--set', 'sso.issuer=http://login.campus.example'], '/sso/issuer'],
     ['scopes without openid', [...sso, '--set', 'sso.scopes=email profile'], '/sso/scopes'],
   ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helm(['template', RELEASE, CHART, ...args]);
+    const { status, stderr } = helmTemplate(args);
     expect(status).not.toBe(0);
     expect(stderr).toContain(message);
   });
@@ -824,25 +844,25 @@ describe('the values schema', () => {
     ['a store mode the chart does not have', ['--set', 'stores.mode=cloud'], '/stores/mode'],
     ['an Ingress read timeout the 60 s timeout endpoint would outlast', ['--set', 'ingress.timeoutSeconds=60'], '/ingress/timeoutSeconds'],
   ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helm(['template', RELEASE, CHART, ...args]);
+    const { status, stderr } = helmTemplate(args);
     expect(status).not.toBe(0);
     expect(stderr).toContain(message);
   });
 
   it('when existingSecret and secret values are both given, then the render fails', () => {
-    const { status, stderr } = helm(['template', RELEASE, CHART, '--set', 'secrets.existingSecret=s', '--set', `secrets.values.PAGE_TOKEN_KEY=${'ab'.repeat(32)}`]);
+    const { status, stderr } = helmTemplate(['--set', 'secrets.existingSecret=s', '--set', `secrets.values.PAGE_TOKEN_KEY=${'ab'.repeat(32)}`]);
     expect(status).not.toBe(0);
     expect(stderr).toContain('not both');
   });
 
   it('when the grace period does not cover the drain, then the render fails', () => {
-    const { status, stderr } = helm(['template', RELEASE, CHART, '--set', 'services.data.terminationGracePeriodSeconds=12']);
+    const { status, stderr } = helmTemplate(['--set', 'services.data.terminationGracePeriodSeconds=12']);
     expect(status).not.toBe(0);
     expect(stderr).toContain('services.data: terminationGracePeriodSeconds');
   });
 
   it('when the Ingress body limit is below the 25 MiB uploads, then the render fails and says why', () => {
-    const { status, stderr } = helm(['template', RELEASE, CHART, '--set', 'ingress.maxBodySize=10m']);
+    const { status, stderr } = helmTemplate(['--set', 'ingress.maxBodySize=10m']);
     expect(status).not.toBe(0);
     expect(stderr).toContain('ingress.maxBodySize (10m) must be at least 26m');
   });
@@ -863,5 +883,357 @@ describe('the values schema', () => {
     };
     walk(schema, '#');
     expect(open).toEqual([]);
+  });
+});
+
+/** Every secretKeyRef of the pods the chart runs, as "secret/key". */
+const secretKeyRefs = (manifests: Manifest[]) =>
+  [
+    ...new Set(
+      podSpecs(manifests).flatMap(({ pod }) =>
+        pod.containers.flatMap((c: Container) => (c.env ?? []).map((e: Manifest) => e.valueFrom?.secretKeyRef).filter(Boolean).map((r: Manifest) => `${r.name}/${r.key}`)),
+      ),
+    ),
+  ].sort();
+
+describe('GitOps: every secret from Secrets made beforehand (Argo CD renders with helm template, without lookup)', () => {
+  // What docs/deployment.md tells the operator to create, key by key; SSO_CLIENT_SECRET is read if present (a confidential client).
+  const REQUIRED_KEYS = [
+    'sandbox-secrets/CREDENTIAL_ENCRYPTION_KEY',
+    'sandbox-secrets/JWT_SIGNING_KEY',
+    'sandbox-secrets/PAGE_TOKEN_KEY',
+    'sandbox-secrets/SESSION_SIGNING_KEY',
+    'sandbox-secrets/SSO_COOKIE_KEY',
+    'sandbox-stores/mongodb-password',
+    'sandbox-stores/redis-password',
+  ];
+  const OPTIONAL_KEY = 'sandbox-secrets/SSO_CLIENT_SECRET';
+  let text: string;
+  let manifests: Manifest[];
+  beforeAll(() => {
+    text = renderText(['-f', GITOPS_VALUES]);
+    manifests = render(['-f', GITOPS_VALUES]);
+  });
+
+  it('when every secret is supplied (in-cluster stores on) and the chart is rendered twice, then the two renders are byte-equal', () => {
+    expect(ofKind(manifests, 'StatefulSet')).toHaveLength(2);
+    // A third render, so a difference cannot hide behind the parse in beforeAll.
+    expect(renderText(['-f', GITOPS_VALUES])).toBe(text);
+  });
+
+  it('when every secret is supplied, then the chart renders no Secret and its pods read exactly the documented keys of the two named Secrets', () => {
+    expect(ofKind(manifests, 'Secret')).toEqual([]);
+    expect(secretKeyRefs(manifests)).toEqual([...REQUIRED_KEYS, OPTIONAL_KEY].sort());
+    const optional = podSpecs(manifests).flatMap(({ pod }) => pod.containers.flatMap((c: Container) => (c.env ?? []).filter((e: Manifest) => e.valueFrom?.secretKeyRef?.optional)));
+    expect(optional.map((e: Manifest) => `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`)).toEqual([OPTIONAL_KEY]);
+  });
+
+  it('when docs/deployment.md says what to create for GitOps, then its kubectl commands create exactly the keys the pods read', () => {
+    const docs = readFileSync(join(ROOT, 'docs', 'deployment.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('### Argo CD / Flux (GitOps)'));
+    const gitops = section.slice(0, section.indexOf('\n### ', 1));
+    expect(gitops).toContain('### Argo CD / Flux (GitOps)');
+    const created: string[] = [];
+    for (const command of gitops.split(/\n\s*\n/).filter((block) => block.includes('create secret generic'))) {
+      const secret = /create secret generic (\S+)/.exec(command)![1]!;
+      for (const [, key] of command.matchAll(/--from-(?:literal|file)=([A-Za-z0-9_.-]+)=/g)) created.push(`${secret}/${key}`);
+    }
+    expect(created.sort()).toEqual(REQUIRED_KEYS);
+  });
+
+  it("when the stores' passwords come from your Secret, then each service builds its store URL in the pod from the password variable defined before it, the same URL the chart's own Secret would hold", () => {
+    const own = secretData(render(), `${PREFIX}-stores`);
+    for (const [service, urls] of [['identity', ['MONGO_URL', 'REDIS_URL']], ['oauth', ['REDIS_URL']], ['gateway', ['REDIS_URL']]] as const) {
+      const env: Manifest[] = containerOf(manifests, service).env;
+      const at = (name: string) => env.findIndex((e) => e.name === name);
+      for (const url of urls) {
+        const [variable, key] = url === 'MONGO_URL' ? ['MONGODB_PASSWORD', 'mongodb-password'] : ['REDIS_PASSWORD', 'redis-password'];
+        expect(env[at(variable)]!.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-stores', key });
+        // Kubernetes expands $(VAR) only from variables defined earlier in the list.
+        expect({ service, url, before: at(variable) < at(url) }).toEqual({ service, url, before: true });
+        const password = own[key]!;
+        expect(env[at(url)]!.value).toBe(own[url]!.replace(password, `$(${variable})`));
+      }
+    }
+  });
+
+  it('when the stores\' passwords come from your Secret, then Redis gets its password from the environment on stdin, never on a command line or in the manifest, with the chart\'s own configuration', () => {
+    const redis = named(manifests, 'StatefulSet', `${PREFIX}-redis`).spec.template.spec;
+    const c = redis.containers[0];
+    expect(c.command.slice(0, 2)).toEqual(['sh', '-c']);
+    const script: string = c.command[2];
+    expect(script.split('\n')[0]).toBe('exec redis-server - <<EOF');
+    expect(envOf(c).REDISCLI_AUTH?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-stores', key: 'redis-password' });
+    const ownConf = secretData(render(), `${PREFIX}-stores`)['redis.conf']!.trim().split('\n');
+    const fedConf = script.split('\n').slice(1, -2);
+    expect(fedConf[0]).toBe('requirepass $REDISCLI_AUTH');
+    expect(fedConf.slice(1)).toEqual(ownConf.slice(1));
+    expect(fedConf).toContain('maxmemory-policy noeviction');
+    expect(redis.volumes.map((v: Manifest) => v.name)).not.toContain('config');
+    const mongo = named(manifests, 'StatefulSet', `${PREFIX}-mongodb`).spec.template.spec.containers[0];
+    expect(envOf(mongo).MONGO_INITDB_ROOT_PASSWORD?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-stores', key: 'mongodb-password' });
+  });
+
+  it('when validated offline against the Kubernetes API schemas, then every manifest is valid (strict: no unknown field)', () => {
+    const { status, errors, unknown, passed } = validateOffline(text, 'gitops');
+    expect({ status, errors, unknown }).toEqual({ status: 0, errors: [], unknown: [] });
+    expect(passed).toBe(manifests.length);
+  });
+
+  it('when nothing is supplied and the chart is rendered twice, then the renders differ only in the generated secrets and the checksums over them', () => {
+    const withoutGenerated = (manifests: Manifest[]) =>
+      manifests.map((m) => {
+        const copy = structuredClone(m);
+        if (copy.kind === 'Secret') delete copy.data;
+        delete copy.spec?.template?.metadata?.annotations?.['checksum/secrets'];
+        return copy;
+      });
+    const [first, second] = [render(), render()];
+    expect(withoutGenerated(second)).toEqual(withoutGenerated(first));
+    expect(secretData(second, `${PREFIX}-stores`)['mongodb-password']).not.toBe(secretData(first, `${PREFIX}-stores`)['mongodb-password']);
+  });
+
+  it.each([
+    ['external stores', ['--set', 'stores.mode=external', '--set', 'secrets.existingSecret=s']],
+    ['no stores', ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1']],
+  ])('when stores.existingSecret is set with %s, then the schema refuses it (it holds the in-cluster stores\' passwords)', (_label, args) => {
+    const { status, stderr } = helmTemplate([...args, '--set', 'stores.existingSecret=sandbox-stores']);
+    expect(status).not.toBe(0);
+    expect(stderr).toContain('/stores/existingSecret');
+  });
+});
+
+describe('the image', () => {
+  const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+
+  it('when image.repository is not set, then the render fails saying the image must be built and pushed to your registry', () => {
+    const { status, stderr } = helm(['template', RELEASE, CHART]);
+    expect(status).not.toBe(0);
+    expect(stderr).toContain('image.repository is required: build the image from this repository (npm run image), push it to your registry');
+  });
+
+  it('when only a repository is given, then the tag is the chart\'s appVersion', () => {
+    expect(containerOf(render(), 'gateway').image).toBe('registry.example.org/training-sandbox:1.0.0');
+  });
+
+  it('when image.digest is set, then every sandbox container and the helm test pod run repository@digest, even with a tag given', () => {
+    const manifests = render(['--set', 'image.tag=9.9.9', '--set', `image.digest=${DIGEST}`]);
+    for (const service of SERVICES) expect(containerOf(manifests, service).image).toBe(`registry.example.org/training-sandbox@${DIGEST}`);
+    expect(named(manifests, 'Pod', `${PREFIX}-smoke-test`).spec.containers[0].image).toBe(`registry.example.org/training-sandbox@${DIGEST}`);
+  });
+
+  it('when a store\'s image digest is set, then that store runs repository@digest and the other keeps its tag', () => {
+    const manifests = render(['--set', `stores.redis.image.digest=${DIGEST}`]);
+    expect(named(manifests, 'StatefulSet', `${PREFIX}-redis`).spec.template.spec.containers[0].image).toBe(`redis@${DIGEST}`);
+    expect(named(manifests, 'StatefulSet', `${PREFIX}-mongodb`).spec.template.spec.containers[0].image).toBe('mongo:8.0');
+  });
+
+  it.each([
+    ['a digest that is not sha256 and 64 hex digits', ['--set', 'image.digest=sha256:abc'], '/image/digest'],
+    ['a tag in the digest', ['--set', 'image.digest=1.0.0'], '/image/digest'],
+    ['a store digest that is not sha256', ['--set', 'stores.mongodb.image.digest=md5:0123'], '/stores/mongodb/image/digest'],
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
+    const { status, stderr } = helmTemplate(args);
+    expect(status).not.toBe(0);
+    expect(stderr).toContain(message);
+  });
+});
+
+describe('escape hatches for platform teams (escape-hatches-values.yaml)', () => {
+  let manifests: Manifest[];
+  let text: string;
+  beforeAll(() => {
+    text = renderText(['-f', ESCAPE_HATCH_VALUES]);
+    manifests = render(['-f', ESCAPE_HATCH_VALUES]);
+  });
+  const pod = (service: string) => deployment(manifests, service).spec.template.spec;
+  const store = (name: string) => named(manifests, 'StatefulSet', `${PREFIX}-${name}`).spec.template.spec;
+
+  it('when affinity is set in defaults and on one service, then every service and store gets the default and that service both (maps merge)', () => {
+    const nodeAffinity = pod('identity').affinity.nodeAffinity;
+    expect(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]).toEqual({ key: 'node-pool', operator: 'In', values: ['sandbox'] });
+    for (const service of SERVICES) expect(pod(service).affinity.nodeAffinity).toEqual(nodeAffinity);
+    for (const name of Object.keys(STORES)) expect(store(name).affinity).toEqual({ nodeAffinity });
+    expect(Object.keys(pod('gateway').affinity).sort()).toEqual(['nodeAffinity', 'podAntiAffinity']);
+    expect(pod('oauth').affinity.podAntiAffinity).toBeUndefined();
+    expect(deployment(render(), 'gateway').spec.template.spec.affinity).toBeUndefined();
+  });
+
+  it('when several spread constraints are listed, then each pod gets all of them, those without a labelSelector select the service\'s own pods, and [] on a service gives it none', () => {
+    const constraints = pod('oauth').topologySpreadConstraints;
+    expect(constraints.map((c: Manifest) => c.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+    for (const c of constraints) expect(c.labelSelector).toEqual({ matchLabels: componentSelector('oauth') });
+    expect(constraints[1]).toMatchObject({ whenUnsatisfiable: 'DoNotSchedule', matchLabelKeys: ['pod-template-hash'] });
+    expect(pod('data').topologySpreadConstraints).toBeUndefined();
+    // The stores run one replica each: nothing to spread.
+    for (const name of Object.keys(STORES)) expect(store(name).topologySpreadConstraints).toBeUndefined();
+  });
+
+  it('when the chart\'s own values are used, then each service spreads its replicas over nodes, preferably, by its own labels', () => {
+    const defaults = render();
+    for (const service of SERVICES) {
+      expect(deployment(defaults, service).spec.template.spec.topologySpreadConstraints).toEqual([
+        { topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: componentSelector(service) } },
+      ]);
+    }
+  });
+
+  it('when extraEnv and extraEnvFrom are set, then the service container gets them after the chart\'s own variables, and a name the chart also sets is replaced, not duplicated', () => {
+    const c = pod('gateway').containers[0];
+    const names: string[] = c.env.map((e: Manifest) => e.name);
+    expect(names.slice(-2)).toEqual(['NODE_EXTRA_CA_CERTS', 'LOG_LEVEL']);
+    expect(names.filter((n) => n === 'LOG_LEVEL')).toHaveLength(1);
+    expect(envOf(c).LOG_LEVEL!.valueFrom).toEqual({ configMapKeyRef: { name: 'sandbox-tuning', key: 'gateway-log-level' } });
+    // A list: the gateway's own replaces the defaults'.
+    expect(c.envFrom).toEqual([{ secretRef: { name: 'gateway-extra' } }]);
+    expect(pod('data').containers[0].envFrom).toEqual([{ configMapRef: { name: 'sandbox-tuning' } }]);
+    expect(envOf(pod('data').containers[0]).LOG_LEVEL!.value).toBe('info');
+  });
+
+  it('when extra volumes and mounts are set, then the pod has them beside /tmp and the service container mounts them', () => {
+    for (const service of SERVICES) {
+      expect(pod(service).volumes.map((v: Manifest) => v.name)).toEqual(['tmp', 'corporate-ca']);
+      expect(pod(service).containers[0].volumeMounts).toEqual([
+        { name: 'tmp', mountPath: '/tmp' },
+        { name: 'corporate-ca', mountPath: '/etc/ssl/corporate', readOnly: true },
+      ]);
+    }
+  });
+
+  it('when a sidecar is given, then it runs after the service container, as given', () => {
+    expect(pod('gateway').containers.map((c: Container) => c.name)).toEqual(['gateway', 'log-shipper']);
+    expect(pod('gateway').containers[1]).toMatchObject({ image: 'registry.example.org/log-shipper:2.1', securityContext: { readOnlyRootFilesystem: true } });
+    expect(pod('identity').containers).toHaveLength(1);
+  });
+
+  it('when rendered with the chart\'s values, then each service and each store runs as a ServiceAccount of its own whose token is not mounted, and the helm test pod as the namespace\'s default', () => {
+    const manifests = render();
+    const accounts = ofKind(manifests, 'ServiceAccount');
+    const components = [...SERVICES, ...Object.keys(STORES)];
+    expect(accounts.map((a) => a.metadata.name).sort()).toEqual(components.map((c) => `${PREFIX}-${c}`).sort());
+    for (const account of accounts) expect(account.automountServiceAccountToken).toBe(false);
+    for (const service of SERVICES) expect(deployment(manifests, service).spec.template.spec.serviceAccountName).toBe(`${PREFIX}-${service}`);
+    for (const name of Object.keys(STORES)) expect(named(manifests, 'StatefulSet', `${PREFIX}-${name}`).spec.template.spec.serviceAccountName).toBe(`${PREFIX}-${name}`);
+    expect(named(manifests, 'Pod', `${PREFIX}-smoke-test`).spec.serviceAccountName).toBe('default');
+    // External stores: no store, so no store account.
+    expect(ofKind(render(['-f', PRODUCTION_VALUES]), 'ServiceAccount')).toHaveLength(SERVICES.length);
+  });
+
+  it('when accounts are annotated, renamed or existing ones (create: false), then the pods use those names and only the created ones are rendered', () => {
+    const accounts = Object.fromEntries(ofKind(manifests, 'ServiceAccount').map((a) => [a.metadata.name, a.metadata.annotations ?? {}]));
+    expect(accounts[`${PREFIX}-gateway`]).toEqual({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/sandbox-gateway' });
+    expect(Object.keys(accounts).sort()).toEqual([`${PREFIX}-gateway`, `${PREFIX}-identity`, `${PREFIX}-mongodb`, `${PREFIX}-oauth`, 'sandbox-playground'].sort());
+    expect(pod('playground').serviceAccountName).toBe('sandbox-playground');
+    expect(pod('data').serviceAccountName).toBe('shared-workloads');
+    expect(store('redis').serviceAccountName).toBe('default');
+  });
+
+  it('when two components would create the same ServiceAccount, then the render fails and says how to share one', () => {
+    const { status, stderr } = helmTemplate(['--set', 'defaults.serviceAccount.name=sandbox']);
+    expect(status).not.toBe(0);
+    expect(stderr).toMatch(/serviceAccount: \w+ and \w+ would both create the ServiceAccount sandbox; .*create: false/);
+  });
+
+  it('when validated offline against the Kubernetes API schemas, then every manifest is valid (strict: no unknown field)', () => {
+    const { status, errors, unknown, passed } = validateOffline(text, 'escape-hatches');
+    expect({ status, errors, unknown }).toEqual({ status: 0, errors: [], unknown: [] });
+    expect(passed).toBe(manifests.length);
+  });
+
+  it.each([
+    ['an affinity kind Kubernetes does not have', ['--set', 'defaults.affinity.nodeAfinity.x=1'], "invalid propertyName 'nodeAfinity'"],
+    ['a spread constraint without its topologyKey', ['--set', 'services.data.topologySpreadConstraints[0].maxSkew=1', '--set', 'services.data.topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway'], '/services/data/topologySpreadConstraints/0'],
+    ['a volume mount without its mountPath', ['--set', 'defaults.extraVolumeMounts[0].name=x'], '/defaults/extraVolumeMounts/0'],
+    ['an extra variable without a name', ['--set', 'services.gateway.extraEnv[0].value=x'], '/services/gateway/extraEnv/0'],
+    ['a sidecar without an image', ['--set', 'services.gateway.extraContainers[0].name=x'], '/services/gateway/extraContainers/0'],
+    ['an unknown key on a ServiceAccount', ['--set', 'services.oauth.serviceAccount.automount=true'], "additional properties 'automount' not allowed"],
+    ['the single topologySpread of chart 0.1.0 (now a list, UPGRADING.md)', ['--set', 'defaults.topologySpread.enabled=false'], "additional properties 'topologySpread' not allowed"],
+    ['the shared serviceAccount of chart 0.1.0 (now per service, UPGRADING.md)', ['--set', 'serviceAccount.create=false'], "additional properties 'serviceAccount' not allowed"],
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
+    const { status, stderr } = helmTemplate(args);
+    expect(status).not.toBe(0);
+    expect(stderr).toContain(message);
+  });
+});
+
+/**
+ * The chart's content as one sha256: every file of the chart directory but
+ * UPGRADING.md (notes about versions, not part of one), by relative path, with
+ * Chart.yaml's `version:` line left out, so bumping the version alone does not
+ * change it and anything else (a template, values, the schema, appVersion,
+ * .helmignore) does. chart-digests.json records it for each released version.
+ */
+function chartDigest(chart: string): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.push(relative(chart, path).split(sep).join('/'));
+    }
+  };
+  walk(chart);
+  const hash = createHash('sha256');
+  for (const file of files.filter((f) => f !== 'UPGRADING.md').sort()) {
+    let content = readFileSync(join(chart, file));
+    if (file === 'Chart.yaml') content = Buffer.from(content.toString('utf8').replace(/^version:.*\n/m, ''));
+    hash.update(`${file}\0${content.length}\0`).update(content);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+describe('release discipline', () => {
+  const chartYaml = () => readFileSync(join(CHART, 'Chart.yaml'), 'utf8');
+  const field = (yaml: string, name: string) => new RegExp(`^${name}: "?([^"\\n]+)"?$`, 'm').exec(yaml)?.[1];
+
+  it('when the chart is read, then its appVersion is the root package.json version (the image it runs by default)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(field(chartYaml(), 'appVersion')).toBe(pkg.version);
+  });
+
+  it('when the chart\'s templates, values or schema change, then Chart.yaml\'s version changes too (chart-digests.json records each version\'s content)', () => {
+    const version = field(chartYaml(), 'version')!;
+    const recorded = (JSON.parse(readFileSync(CHART_DIGESTS, 'utf8')) as Record<string, string>)[version];
+    const actual = chartDigest(CHART);
+    if (recorded !== actual) {
+      throw new Error(
+        recorded === undefined
+          ? `chart-digests.json has no entry for chart version ${version}. Record this version's content: add "${version}": "${actual}" to deploy/helm/chart-digests.json.`
+          : `The chart changed but its version (${version}) did not: chart-digests.json records ${recorded} for ${version}, the chart is now ${actual}. ` +
+              'Bump `version` in deploy/helm/training-sandbox/Chart.yaml (semver: minor while 0.x, for anything an operator may notice), ' +
+              'add a section for it to UPGRADING.md saying what operators must do if the change breaks anything, ' +
+              `and record "<new version>": "${actual}" in deploy/helm/chart-digests.json (keep the old entries).`,
+      );
+    }
+  });
+
+  it('when recorded versions are read, then each is a distinct semver version with distinct content, and the newest is the chart\'s', () => {
+    const digests = JSON.parse(readFileSync(CHART_DIGESTS, 'utf8')) as Record<string, string>;
+    const versions = Object.keys(digests);
+    for (const v of versions) expect(v).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(new Set(Object.values(digests)).size).toBe(versions.length);
+    const newest = [...versions].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1);
+    expect(newest).toBe(field(chartYaml(), 'version'));
+  });
+
+  it('when a template changes, then the digest changes; when only Chart.yaml\'s version changes, then it does not', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'chart-digest-'));
+    try {
+      cpSync(CHART, copy, { recursive: true });
+      const before = chartDigest(copy);
+      writeFileSync(join(copy, 'Chart.yaml'), chartYaml().replace(/^version: .*$/m, 'version: 99.0.0'));
+      writeFileSync(join(copy, 'UPGRADING.md'), 'notes');
+      expect(chartDigest(copy)).toBe(before);
+      writeFileSync(join(copy, 'templates', 'networkpolicy.yaml'), readFileSync(join(CHART, 'templates', 'networkpolicy.yaml'), 'utf8') + '\n');
+      expect(chartDigest(copy)).not.toBe(before);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('when the chart has a version, then UPGRADING.md has a section headed with it', () => {
+    const version = field(chartYaml(), 'version')!;
+    const headings = readFileSync(UPGRADING, 'utf8').split('\n').filter((line) => line.startsWith('## '));
+    expect(headings.some((h) => h.split(/[\s:(]+/).includes(version))).toBe(true);
   });
 });

@@ -106,9 +106,18 @@ One service's settings: the defaults block with services.<name> merged over it
 {{- .Values.secrets.existingSecret | default (printf "%s-secrets" (include "ts.fullname" .)) -}}
 {{- end -}}
 
-{{/* The chart's own Secret for the in-cluster stores' passwords and URLs. */}}
+{{/*
+The in-cluster stores' Secret: one you manage (stores.existingSecret, holding
+mongodb-password and redis-password), else the chart's own, which also holds
+the URLs and Redis's configuration.
+*/}}
 {{- define "ts.storesSecretName" -}}
-{{- printf "%s-stores" (include "ts.fullname" .) -}}
+{{- .Values.stores.existingSecret | default (printf "%s-stores" (include "ts.fullname" .)) -}}
+{{- end -}}
+
+{{/* "true" when the chart renders (and generates) the stores Secret itself. */}}
+{{- define "ts.chartStoresSecret" -}}
+{{- and (eq .Values.stores.mode "inCluster") (not .Values.stores.existingSecret) -}}
 {{- end -}}
 
 {{- define "ts.inClusterStores" -}}
@@ -116,34 +125,94 @@ One service's settings: the defaults block with services.<name> merged over it
 {{- end -}}
 
 {{/*
-The keys one process reads, each with the Secret it comes from, as YAML
-{KEY: secretName}: (dict "root" $ "name" "identity"). Store URLs come from the
-chart's stores Secret in inCluster mode, from the keys Secret in external
-mode, and not at all in memory mode.
+What one process reads from Secrets: (dict "root" $ "name" "identity") gives
+YAML {refs: {VAR: {secret, key[, optional]}}, composed: {VAR: value}}.
+- refs: variables set by secretKeyRef. Keys come from the keys Secret (the
+  chart's own or secrets.existingSecret). Store URLs come from the keys Secret
+  in external mode, from the chart's stores Secret in inCluster mode, and not
+  at all in memory mode.
+- composed: with inCluster and stores.existingSecret, the chart cannot write
+  the URLs into a Secret (it never sees the passwords), so each URL is built in
+  the pod from its password variable ($(MONGODB_PASSWORD), a ref above) by
+  Kubernetes' dependent-variable expansion; composed variables must therefore
+  come after the refs in the container's env.
 */}}
-{{- define "ts.secretRefs" -}}
+{{- define "ts.secretEnv" -}}
 {{- $root := .root -}}
 {{- $topo := index (include "ts.topology" $root | fromYaml) .name -}}
 {{- $urlKeys := include "ts.storeUrlKeys" $root | fromYaml -}}
+{{- $keysSecret := include "ts.secretName" $root -}}
 {{- $refs := dict -}}
+{{- $composed := dict -}}
 {{- range $key := $topo.secretKeys -}}
-{{- $_ := set $refs $key (include "ts.secretName" $root) -}}
+{{- $_ := set $refs $key (dict "secret" $keysSecret "key" $key) -}}
 {{- end -}}
 {{- /* Single sign-on: the gateway's cookie key, and a confidential client's secret (optional in a Secret you manage). */ -}}
 {{- if and (eq .name "gateway") $root.Values.sso.clientId -}}
-{{- $_ := set $refs "SSO_COOKIE_KEY" (include "ts.secretName" $root) -}}
+{{- $_ := set $refs "SSO_COOKIE_KEY" (dict "secret" $keysSecret "key" "SSO_COOKIE_KEY") -}}
 {{- if or $root.Values.secrets.existingSecret $root.Values.secrets.values.SSO_CLIENT_SECRET -}}
-{{- $_ := set $refs "SSO_CLIENT_SECRET" (include "ts.secretName" $root) -}}
+{{- $_ := set $refs "SSO_CLIENT_SECRET" (dict "secret" $keysSecret "key" "SSO_CLIENT_SECRET" "optional" true) -}}
 {{- end -}}
 {{- end -}}
 {{- range $store := $topo.stores -}}
-{{- if eq $root.Values.stores.mode "inCluster" -}}
-{{- $_ := set $refs (index $urlKeys $store) (include "ts.storesSecretName" $root) -}}
-{{- else if eq $root.Values.stores.mode "external" -}}
-{{- $_ := set $refs (index $urlKeys $store) (include "ts.secretName" $root) -}}
+{{- $urlKey := index $urlKeys $store -}}
+{{- if eq $root.Values.stores.mode "external" -}}
+{{- $_ := set $refs $urlKey (dict "secret" $keysSecret "key" $urlKey) -}}
+{{- else if eq (include "ts.chartStoresSecret" $root) "true" -}}
+{{- $_ := set $refs $urlKey (dict "secret" (include "ts.storesSecretName" $root) "key" $urlKey) -}}
+{{- else if eq $root.Values.stores.mode "inCluster" -}}
+{{- $passwordVar := printf "%s_PASSWORD" (upper $store) -}}
+{{- $_ := set $refs $passwordVar (dict "secret" (include "ts.storesSecretName" $root) "key" (printf "%s-password" $store)) -}}
+{{- $_ := set $composed $urlKey (include "ts.storeUrl" (dict "root" $root "store" $store "password" (printf "$(%s)" $passwordVar))) -}}
 {{- end -}}
 {{- end -}}
-{{- toYaml $refs -}}
+{{- toYaml (dict "refs" $refs "composed" $composed) -}}
+{{- end -}}
+
+{{/*
+The data of one Secret a pod reads, as JSON {key: base64}, for the pods'
+checksum annotations: (dict "root" $ "name" "<secret name>"). The chart's own
+Secrets as this render writes them; a Secret you manage as the cluster holds
+it now (lookup: {} under `helm template`, Argo CD and dry runs, so those
+renders stay the same every time).
+*/}}
+{{- define "ts.secretDataOf" -}}
+{{- $root := .root -}}
+{{- if and (not $root.Values.secrets.existingSecret) (eq .name (include "ts.secretName" $root)) -}}
+{{- include "ts.keysSecretData" $root -}}
+{{- else if and (eq (include "ts.chartStoresSecret" $root) "true") (eq .name (include "ts.storesSecretName" $root)) -}}
+{{- include "ts.storesSecretData" $root -}}
+{{- else -}}
+{{- include "ts.clusterSecretData" . | fromYaml | toJson -}}
+{{- end -}}
+{{- end -}}
+
+{{/* One in-cluster store's URL as the services use it: (dict "root" $ "store" "mongodb" "password" "...") */}}
+{{- define "ts.storeUrl" -}}
+{{- $host := include "ts.componentName" (dict "root" .root "name" .store) -}}
+{{- $port := int (index .root.Values.stores .store).port -}}
+{{- if eq .store "mongodb" -}}
+{{- printf "mongodb://sandbox:%s@%s:%d/training-sandbox?authSource=admin" .password $host $port -}}
+{{- else -}}
+{{- printf "redis://:%s@%s:%d" .password $host $port -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Redis's configuration without its password, one directive a line. The chart's
+stores Secret prepends `requirepass` to it; with stores.existingSecret the
+container feeds it on stdin with the password from the environment.
+*/}}
+{{- define "ts.redisConfig" -}}
+{{- $r := .Values.stores.redis -}}
+{{- list
+  (printf "port %d" (int $r.port))
+  "bind * -::*"
+  "dir /data"
+  "appendonly yes"
+  (printf "maxmemory %s" $r.maxmemory)
+  "maxmemory-policy noeviction"
+  "" | join "\n" -}}
 {{- end -}}
 
 {{/*
@@ -198,45 +267,108 @@ Redis's configuration (it carries the password, so it is secret too).
 {{- range $key := list "mongodb-password" "redis-password" -}}
 {{- $_ := set $passwords $key (index $existing $key | default "" | b64dec | default (randAlphaNum 32)) -}}
 {{- end -}}
-{{- $mongo := include "ts.componentName" (dict "root" . "name" "mongodb") -}}
-{{- $redis := include "ts.componentName" (dict "root" . "name" "redis") -}}
-{{- $m := .Values.stores.mongodb -}}
-{{- $r := .Values.stores.redis -}}
-{{- $redisConf := list
-  (printf "requirepass %s" (index $passwords "redis-password"))
-  (printf "port %d" (int $r.port))
-  "bind * -::*"
-  "dir /data"
-  "appendonly yes"
-  (printf "maxmemory %s" $r.maxmemory)
-  "maxmemory-policy noeviction"
-  "" | join "\n" -}}
+{{- $mongoPassword := index $passwords "mongodb-password" -}}
+{{- $redisPassword := index $passwords "redis-password" -}}
 {{- $data := dict
-  "mongodb-password" (index $passwords "mongodb-password" | b64enc)
-  "redis-password" (index $passwords "redis-password" | b64enc)
-  "MONGO_URL" (printf "mongodb://sandbox:%s@%s:%d/training-sandbox?authSource=admin" (index $passwords "mongodb-password") $mongo (int $m.port) | b64enc)
-  "REDIS_URL" (printf "redis://:%s@%s:%d" (index $passwords "redis-password") $redis (int $r.port) | b64enc)
-  "redis.conf" ($redisConf | b64enc) -}}
+  "mongodb-password" ($mongoPassword | b64enc)
+  "redis-password" ($redisPassword | b64enc)
+  "MONGO_URL" (include "ts.storeUrl" (dict "root" . "store" "mongodb" "password" $mongoPassword) | b64enc)
+  "REDIS_URL" (include "ts.storeUrl" (dict "root" . "store" "redis" "password" $redisPassword) | b64enc)
+  "redis.conf" (printf "requirepass %s\n%s" $redisPassword (include "ts.redisConfig" .) | b64enc) -}}
 {{- $_ := set . "tsStoresSecretData" $data -}}
 {{- end -}}
 {{- toJson .tsStoresSecretData -}}
 {{- end -}}
 
+{{/*
+Every ServiceAccount setting by component, as YAML {component: {create, name,
+annotations}}: each service's (defaults.serviceAccount merged with its own)
+and, with inCluster, each store's. One list, so the accounts rendered, the
+names pods use and the duplicate check cannot disagree.
+*/}}
+{{- define "ts.serviceAccounts" -}}
+{{- $accounts := dict -}}
+{{- range $name, $_ := .Values.services -}}
+{{- $s := include "ts.settings" (dict "root" $ "name" $name) | fromYaml -}}
+{{- $_ := set $accounts $name $s.serviceAccount -}}
+{{- end -}}
+{{- if eq (include "ts.inClusterStores" .) "true" -}}
+{{- range $store := list "mongodb" "redis" -}}
+{{- $_ := set $accounts $store (index $.Values.stores $store).serviceAccount -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $accounts -}}
+{{- end -}}
+
+{{/*
+The ServiceAccount one component's pods run as: (dict "root" $ "name"
+"identity"). Created: its name or <fullname>-<component>; not created: the
+named existing one, else the namespace's "default".
+*/}}
 {{- define "ts.serviceAccountName" -}}
-{{- if .Values.serviceAccount.create -}}
-{{- .Values.serviceAccount.name | default (include "ts.fullname" .) -}}
+{{- $account := index (include "ts.serviceAccounts" .root | fromYaml) .name -}}
+{{- if $account.create -}}
+{{- $account.name | default (include "ts.componentName" .) -}}
 {{- else -}}
-{{- .Values.serviceAccount.name | default "default" -}}
+{{- $account.name | default "default" -}}
 {{- end -}}
 {{- end -}}
 
-{{- define "ts.image" -}}
-{{- $image := .Values.image -}}
-{{- if $image.digest -}}
-{{- printf "%s@%s" $image.repository $image.digest -}}
+{{/* An image reference: (dict "image" {repository, tag, digest} "defaultTag" "1.0.0"); a digest wins over the tag. */}}
+{{- define "ts.imageRef" -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" .image.repository .image.digest -}}
 {{- else -}}
-{{- printf "%s:%s" $image.repository ($image.tag | default .Chart.AppVersion) -}}
+{{- printf "%s:%s" .image.repository (.image.tag | default .defaultTag) -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+The sandbox's own image. Nobody publishes it: it is built from this
+repository and pushed to the operator's registry, so no default repository
+could work, and an install without one fails here, saying what to do, rather
+than with pods stuck in ImagePullBackOff.
+*/}}
+{{- define "ts.image" -}}
+{{- $_ := required "image.repository is required: build the image from this repository (npm run image), push it to your registry, and set image.repository (and image.tag or image.digest); see docs/deployment.md, \"The image\"" .Values.image.repository -}}
+{{- include "ts.imageRef" (dict "image" .Values.image "defaultTag" .Chart.AppVersion) -}}
+{{- end -}}
+
+{{/*
+Where a pod may be scheduled, as pod-spec fields: priority, node selection,
+tolerations, affinity and spread constraints: (dict "root" $ "name"
+"identity" "s" <settings>). A spread constraint without a labelSelector gets
+the component's own, so one list in defaults spreads each service by itself.
+*/}}
+{{- define "ts.podScheduling" -}}
+{{- $ctx := dict "root" .root "name" .name -}}
+{{- with .s.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .s.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .s.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .s.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- $constraints := list }}
+{{- range $c := .s.topologySpreadConstraints }}
+{{- $c = deepCopy $c }}
+{{- if not (hasKey $c "labelSelector") }}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" (include "ts.componentSelectorLabels" $ctx | fromYaml)) }}
+{{- end }}
+{{- $constraints = append $constraints $c }}
+{{- end }}
+{{- with $constraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
 
 {{/* A gRPC service's port, by name: (dict "root" $ "name" "identity") */}}
@@ -271,6 +403,17 @@ Redis's configuration (it carries the password, so it is secret too).
 {{- end -}}
 {{- if and $s.hpa.enabled (gt (int $s.hpa.minReplicas) (int $s.hpa.maxReplicas)) -}}
 {{- fail (printf "services.%s.hpa: minReplicas exceeds maxReplicas" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- /* Two components creating one ServiceAccount name would render the same object twice. */ -}}
+{{- $created := dict -}}
+{{- range $component, $account := include "ts.serviceAccounts" . | fromYaml -}}
+{{- if $account.create -}}
+{{- $name := include "ts.serviceAccountName" (dict "root" $ "name" $component) -}}
+{{- if hasKey $created $name -}}
+{{- fail (printf "serviceAccount: %s and %s would both create the ServiceAccount %s; give them different names, or create it once and set create: false with that name on the other" (index $created $name) $component $name) -}}
+{{- end -}}
+{{- $_ := set $created $name $component -}}
 {{- end -}}
 {{- end -}}
 {{- $body := .Values.ingress.maxBodySize -}}
