@@ -23,12 +23,19 @@ COPY services/data/package.json services/data/
 COPY services/playground/package.json services/playground/
 COPY services/gateway/package.json services/gateway/
 
+# Behind a TLS-inspecting proxy, the registry's certificate is signed by the
+# proxy's CA: give it as a build secret (never a layer), e.g.
+#   docker build --secret id=extra_ca,src=/etc/ssl/certs/ca-certificates.crt .
+# (`npm run image` passes the machine's bundle). Without it, nothing changes.
+
 # All dependencies, then the build (`buf generate` with ts-proto, then tsc -b).
 # --ignore-scripts: no dependency runs install scripts (the test-only native
 # modules would try to compile); the project's own `prepare` (= npm run build)
 # is run explicitly once the sources are in.
 FROM manifests AS build
-RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN --mount=type=secret,id=extra_ca \
+    if [ -f /run/secrets/extra_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra_ca; fi \
+    && npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY proto/ proto/
 COPY packages/ packages/
@@ -37,11 +44,14 @@ RUN npm run build
 
 # Production dependencies only; workspace packages are linked, not copied.
 FROM manifests AS prod-deps
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+RUN --mount=type=secret,id=extra_ca \
+    if [ -f /run/secrets/extra_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra_ca; fi \
+    && npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
-# npm, npx, corepack and yarn are not needed to run node; fewer tools, fewer CVEs.
-RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
+# npm, npx, corepack, yarn and Node's C headers (for compiling addons) are not
+# needed to run node; fewer tools, fewer CVEs, 70 MB less.
+RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* /usr/local/include/node \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg \
   && groupadd --system --gid 10001 sandbox \
   && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sandbox \

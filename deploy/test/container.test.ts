@@ -9,8 +9,8 @@ import { loadIdentityConfig } from '../../services/identity/src/config';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
 import { TIMEOUT_CAP_MS } from '../../services/playground/src/domain/timeout';
 
-// The Dockerfile and docker-compose.yml cannot be built or run here (no Docker
-// engine), so check what can drift without one: every workspace reaches the
+// What can drift in the Dockerfile and docker-compose.yml without building
+// them (deploy/test/image.test.ts builds and runs the image): every workspace reaches the
 // image; the compose file is valid Compose (the Compose Specification schema
 // docker compose itself validates with), runs every process hardened,
 // health-checked and in dependency order, and gives each its keys from the
@@ -52,6 +52,13 @@ describe('the Dockerfile', () => {
     expect(image).not.toBeNull();
     const major = Number(image![1]);
     expect({ major, lts: major % 2 === 0 && major >= 24 }).toEqual({ major, lts: true });
+  });
+
+  it("when the suite runs, then it runs on the Node major the image ships, and the pinned test Node is of that major too", () => {
+    // scripts/test.sh puts the Node of scripts/lib/node.sh first on PATH; the image's comes from NODE_IMAGE.
+    const imageMajor = /^ARG NODE_IMAGE=node:(\d+)-/m.exec(dockerfile)![1];
+    const pinned = /^NODE_VERSION=(\d+)\.\d+\.\d+$/m.exec(read('scripts/lib/node.sh'))![1];
+    expect({ suite: process.versions.node.split('.')[0], pinned }).toEqual({ suite: imageMajor, pinned: imageMajor });
   });
 
   it('when a keys volume is mounted, then its directory exists in the image, owned by the service user and closed to others', () => {
