@@ -138,7 +138,7 @@ describe('HTTP practice', () => {
       const watched = { gateway: system.pids.gateway, playground: system.pids.playground };
       const before = Object.fromEntries(Object.entries(watched).map(([name, pid]) => [name, rss(pid)]));
       const peaks: Record<string, number>[] = [];
-      for (let round = 0; round < 3; round++) {
+      for (let round = 0; round < 4; round++) {
         const peak = { ...before };
         const { parts, expected } = await uploadThreeFiles(url('/playground/upload'), () => {
           for (const [name, pid] of Object.entries(watched)) peak[name] = Math.max(peak[name], rss(pid));
@@ -146,12 +146,14 @@ describe('HTTP practice', () => {
         expect(parts).toEqual(expected);
         peaks.push(peak);
       }
-      console.log(`RSS (MiB) before and at the peak of each of three 24 MiB uploads: ${Object.keys(watched).map((n) => `${n} ${before[n].toFixed(1)} -> ${peaks.map((p) => p[n].toFixed(1)).join(', ')}`).join('; ')}`);
+      console.log(`RSS (MiB) before and at the peak of each of four 24 MiB uploads: ${Object.keys(watched).map((n) => `${n} ${before[n].toFixed(1)} -> ${peaks.map((p) => p[n].toFixed(1)).join(', ')}`).join('; ')}`);
       for (const name of Object.keys(watched)) {
-        // Freed buffers are returned to the system only after a collection, so one upload's peak stands above the start;
-        // a process that kept what it streamed would grow by 24 MiB with each upload instead of levelling off.
-        expect(peaks[2][name] - peaks[0][name]).toBeLessThan(16);
-        expect(peaks[2][name] - before[name]).toBeLessThan(64);
+        // Freed buffers are returned to the system only after a collection, and Node 24's V8 collects later than
+        // Node 20's did (seen here: gateway 130 -> 184, 197, 195; playground 84 -> 110, 138, 139), so the first two
+        // uploads may each leave their peak above the last. From the second on it must level off: a process that
+        // kept what it streamed would grow by 24 MiB with each upload, 48 over the last two.
+        expect(peaks[3][name] - peaks[1][name]).toBeLessThan(16);
+        expect(peaks[3][name] - before[name]).toBeLessThan(96);
       }
     });
 
