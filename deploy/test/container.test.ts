@@ -287,14 +287,17 @@ describe('deploy/docker/generate-keys.cjs', () => {
 
   it('when the keys are loaded as compose does, or by a shell, then the services accept them, the PEM included', () => {
     expect(generate(scratch).status).toBe(0);
+    // What compose gives every process besides its keys file: how they talk to each other.
+    const composed = { GRPC_TLS: (parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { environment: Record<string, string> }> }).services.identity!.environment.GRPC_TLS! };
+    const asComposed = (reader: 'node' | 'sh', file: string) => ({ ...composed, ...loadedBy(reader, file) });
     for (const reader of ['node', 'sh'] as const) {
-      const identity = loadIdentityConfig({ ...loadedBy(reader, join(scratch, 'identity.env')), MONGO_URL: 'mongodb://mongo:27017/training-sandbox' });
+      const identity = loadIdentityConfig({ ...asComposed(reader, join(scratch, 'identity.env')), MONGO_URL: 'mongodb://mongo:27017/training-sandbox' });
       expect(identity.credentialEncryptionKey?.length).toBe(32);
       expect(identity.sessionSigningKey?.length).toBe(32);
       expect(identity.credentialEncryptionKey?.equals(identity.sessionSigningKey!)).toBe(false);
-      const oauth = loadOAuthConfig(loadedBy(reader, join(scratch, 'oauth.env')));
+      const oauth = loadOAuthConfig(asComposed(reader, join(scratch, 'oauth.env')));
       expect(oauth.signingKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----\n[\s\S]+\n-----END PRIVATE KEY-----\n$/);
-      expect(loadDataConfig(loadedBy(reader, join(scratch, 'data.env'))).pageTokenKey?.length).toBe(32);
+      expect(loadDataConfig(asComposed(reader, join(scratch, 'data.env'))).pageTokenKey?.length).toBe(32);
     }
     expect(loadedBy('sh', join(scratch, 'oauth.env')).JWT_SIGNING_KEY).toBe(loadedBy('node', join(scratch, 'oauth.env')).JWT_SIGNING_KEY);
   });

@@ -168,10 +168,11 @@ describe('every process started from the image', () => {
       gateway: {},
     };
     // Each process's command is the compose file's own (the keys it loads with --env-file included).
-    const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { command: string[] }> };
+    const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { command: string[]; environment?: Record<string, string> }> };
     for (const service of SERVICES) {
       const name = `${label}-${service}`;
-      const env = Object.entries({ ...common, ...own[service] }).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+      // How the services talk to each other is the compose file's choice too (GRPC_TLS).
+      const env = Object.entries({ ...common, GRPC_TLS: compose.services[service]!.environment!.GRPC_TLS!, ...own[service] }).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
       const run = await podman([
         'run', '--detach', '--name', name, ...HARDENED, '--network', 'host',
         '--volume', `${keysVolume}:/run/sandbox-keys:ro`, ...env, image, ...compose.services[service]!.command,

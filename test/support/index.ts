@@ -8,3 +8,4 @@ export * from './python';
 export * from './openapi-check';
 export * from './transport';
 export * from './bench-script';
+export * from './tls';

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnswerLog, unwatchAnswers, watchAnswers } from './answer-log';
 import { freePort } from './ports';
@@ -83,6 +85,8 @@ async function startSystemOnce(extraEnv: NodeJS.ProcessEnv, options: number | Sy
     CREDENTIAL_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
     SESSION_SIGNING_KEY: randomBytes(32).toString('base64url'),
     PAGE_TOKEN_KEY: randomBytes(32).toString('base64url'),
+    // The launcher writes every process's certificate here, so a process a test starts alone joins the run.
+    GRPC_TLS_RUN_DIR: mkdtempSync(join(tmpdir(), 'system-tls-')),
     JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     ...metricsEnv,
     ...extraEnv,
@@ -161,6 +165,7 @@ async function startSystemOnce(extraEnv: NodeJS.ProcessEnv, options: number | Sy
       launcher.kill('SIGTERM');
       await Promise.all([launcher, ...extra.values()].map((c) => (c.pid && c.exitCode === null ? waitExit(c.pid) : Promise.resolve())));
       unwatchAnswers(baseUrl);
+      rmSync(env.GRPC_TLS_RUN_DIR!, { recursive: true, force: true });
     },
   };
   watchAnswers(baseUrl, answers);

@@ -20,6 +20,11 @@ const schema = z
     ...Object.fromEntries(PROCESS_NAMES.map((name) => [replicasVariable(name), replicaCount().optional()])),
     ...Object.fromEntries(SERVICE_NAMES.map((name) => [`${name.toUpperCase()}_GRPC_HOST`, env.host('127.0.0.1')])),
     ...allPeerVariables(),
+    // The launcher makes every process's certificates itself (tls.ts); GRPC_TLS=off skips them.
+    GRPC_TLS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+    GRPC_TLS_REFRESH_MS: z.coerce.number().int().min(100).default(10_000),
+    /** Where to write this run's certificates (kept; a process started alone finds its own there); else a temporary directory, removed at exit. */
+    GRPC_TLS_RUN_DIR: z.string().optional(),
   })
   .transform((v) => {
     const vars = v as Record<string, unknown>;
@@ -34,6 +39,9 @@ const schema = z
       grpcPorts: Object.fromEntries(SERVICE_NAMES.map((name) => [name, vars[grpcPortVariable(name)] as number])) as Record<ServiceName, number>,
       grpcHosts: Object.fromEntries(SERVICE_NAMES.map((name) => [name, vars[`${name.toUpperCase()}_GRPC_HOST`] as string])) as Record<ServiceName, string>,
       peers: peerAddresses(v),
+      grpcTls: v.GRPC_TLS,
+      grpcTlsRefreshMs: v.GRPC_TLS_REFRESH_MS,
+      grpcTlsRunDir: v.GRPC_TLS_RUN_DIR || undefined,
     };
   });
 

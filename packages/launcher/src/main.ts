@@ -1,7 +1,8 @@
-import { ConfigError } from '@sandbox/runtime';
+import { ConfigError, type GrpcTls } from '@sandbox/runtime';
 import { loadLauncherConfig, type LauncherConfig } from './config';
 import { planReplicas, type Replica, type ReplicaPlan } from './replicas';
 import { Supervisor } from './supervisor';
+import { makeRunCertificates, type RunCertificates } from './tls';
 import { waitForGatewayReady, waitForServing } from './wait';
 
 /**
@@ -15,6 +16,9 @@ import { waitForGatewayReady, waitForServing } from './wait';
  * SIGHUP restarts every process, one at a time, as a rolling upgrade does.
  */
 let supervisor: Supervisor | undefined;
+let certificates: RunCertificates | undefined;
+/** What the launcher's own health checks present: its certificate, or nothing with GRPC_TLS=off. */
+let launcherTls: GrpcTls = { mode: 'off' };
 
 async function main(config: LauncherConfig): Promise<void> {
   const started = Date.now();
@@ -25,6 +29,15 @@ async function main(config: LauncherConfig): Promise<void> {
     grpcHost: (name) => config.grpcHosts[name],
   });
   for (const note of plan.notes) console.error(`launcher: ${note}`);
+  if (config.grpcTls === 'on') {
+    certificates = await makeRunCertificates([...new Set(plan.replicas.map((r) => r.name))], config.grpcTlsRefreshMs, config.grpcTlsRunDir);
+    process.once('exit', () => certificates?.remove());
+    launcherTls = certificates.launcher;
+    // Each process its own certificate; they all trust this run's CA.
+    for (const replica of plan.replicas) replica.env.GRPC_TLS_DIR = certificates.dirOf(replica.name);
+  } else {
+    console.error('launcher: GRPC_TLS=off: the services take gRPC calls from anyone who can reach their ports. For local debugging only.');
+  }
   const running = new Supervisor(plan);
   supervisor = running;
   const services = plan.replicas.filter((replica) => replica.name !== 'gateway');
@@ -92,7 +105,7 @@ async function readiness(running: Supervisor, replica: Replica, plan: ReplicaPla
   const index = plan.replicas.filter((r) => r.name === replica.name).indexOf(replica);
   if (replica.name === 'gateway') return waitForGatewayReady(`${config.scheme}://127.0.0.1:${plan.gatewayPorts[index]}`, config.startupTimeoutMs);
   const address = config.replicas[replica.name] > 1 ? plan.addresses[replica.name][index] : config.peers[replica.name];
-  return waitForServing(replica.label, address, config.startupTimeoutMs);
+  return waitForServing(replica.label, replica.name, address, config.startupTimeoutMs, launcherTls);
 }
 
 process.once('SIGINT', () => stopAll('SIGINT'));

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import { health } from '@sandbox/contracts';
-import { promiseClient } from '@sandbox/runtime';
+import { promiseClient, type GrpcTls } from '@sandbox/runtime';
 
 const POLL_MS = 50;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls a service's grpc.health.v1 until it answers SERVING for "". */
-export async function waitForServing(name: string, address: string, timeoutMs: number): Promise<void> {
-  const client = promiseClient(health.HealthClient, health.HealthService, address, name, 500);
+export async function waitForServing(name: string, service: string, address: string, timeoutMs: number, tls: GrpcTls): Promise<void> {
+  const client = promiseClient(health.HealthClient, health.HealthService, address, service, 500, { tls });
   const deadline = Date.now() + timeoutMs;
   try {
     while (Date.now() < deadline) {

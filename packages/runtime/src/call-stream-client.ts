@@ -1,4 +1,4 @@
-import { credentials, Metadata, type ChannelOptions, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
+import { Metadata, type ChannelCredentials, type ChannelOptions, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
 import { transport } from '@sandbox/contracts';
 import { batches } from './call-stream-batches';
 import type { CancelSignal } from './cancellation';
@@ -15,6 +15,8 @@ export interface StreamCallError {
 export interface CallStreamPoolOptions {
   /** Channel options of every lane's connection (reconnect backoff, keepalive). */
   channelOptions: ChannelOptions;
+  /** Every lane's credentials: mutual TLS with the service's identity checked, or none (grpc-tls.ts). */
+  credentials: ChannelCredentials;
   /** Turns a host into its addresses; DNS by default, a test may give loopback addresses. */
   resolve?: Resolve;
   /** How often a DNS target is looked up again, besides whenever a lane drains or fails. */
@@ -226,7 +228,7 @@ class Lane {
     private readonly options: CallStreamPoolOptions,
     private readonly events: LaneEvents,
   ) {
-    this.client = new transport.CallStreamServiceClient(address, credentials.createInsecure(), {
+    this.client = new transport.CallStreamServiceClient(address, options.credentials, {
       ...options.channelOptions,
       'grpc.use_local_subchannel_pool': 1,
     });

@@ -7,6 +7,8 @@ import { REQUEST_ID_KEY } from './grpc-server';
 import type { Logger } from './logger';
 
 type CallsStream = ServerDuplexStream<transport.CallsRequest, transport.CallsResponse>;
+/** grpc-js does not export the type by name. */
+type AuthContext = ReturnType<CallsStream['getAuthContext']>;
 type UnaryHandler = (call: StreamedCall, callback: sendUnaryData<unknown>) => void;
 
 /** A unary method as the stream dispatches it: decode, the service's own handler, encode. */
@@ -41,8 +43,13 @@ class StreamedCall extends EventEmitter {
     readonly metadata: Metadata,
     private readonly deadline: number,
     private readonly peer: string,
+    private readonly authContext: AuthContext,
   ) {
     super();
+  }
+  /** The stream's: every call on it comes from the certificate that opened it. */
+  getAuthContext(): AuthContext {
+    return this.authContext;
   }
   getDeadline(): number {
     return this.deadline;
@@ -120,6 +127,7 @@ class StreamState {
   private readonly ageTimer: NodeJS.Timeout;
   private drainTimer?: NodeJS.Timeout;
   private readonly peer: string;
+  private readonly authContext: AuthContext;
 
   constructor(
     private readonly stream: CallsStream,
@@ -128,6 +136,7 @@ class StreamState {
     private readonly forget: () => void,
   ) {
     this.peer = stream.getPeer();
+    this.authContext = stream.getAuthContext();
     // Headers at once: the caller knows the stream reached a serving process.
     stream.sendMetadata(new Metadata());
     const age = options.maxStreamAgeMs * (1 - Math.random() / 4);
@@ -204,7 +213,7 @@ class StreamState {
     }
     const metadata = new Metadata();
     if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
-    const call = new StreamedCall(message, metadata, Date.now() + timeoutMs, this.peer);
+    const call = new StreamedCall(message, metadata, Date.now() + timeoutMs, this.peer, this.authContext);
     this.calls.set(id, call);
     // The caller answers its own deadline; this only stops the work, as grpc-js does.
     const deadline = setTimeout(() => this.abandon(id, call), timeoutMs);

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { GRPC_TRANSPORTS } from './grpc-client';
+import type { GrpcTls } from './grpc-tls';
 
 /** A configuration problem: the process prints this one line and exits. */
 export class ConfigError extends Error {
@@ -92,4 +94,46 @@ export function metricsVariables(prefix: string) {
 export function metricsListen(vars: Record<string, unknown>, prefix: string): MetricsListen | undefined {
   const port = vars[`${prefix}METRICS_PORT`];
   return typeof port === 'number' ? { host: String(vars[`${prefix}METRICS_HOST`]), port } : undefined;
+}
+
+/**
+ * GRPC_TLS (`on`, the default, or `off`), GRPC_TLS_DIR (this process's
+ * ca.crt, tls.crt and tls.key), GRPC_TLS_RUN_DIR (where `npm start` keeps
+ * every process's directory, one per name: a process started alone with the
+ * same environment finds its own there) and GRPC_TLS_REFRESH_MS (how often
+ * the files are read again, so a rotated certificate is taken without a
+ * restart), to spread into a config schema with
+ * `.superRefine(requireTlsDirectory)`. Every process that serves or calls
+ * gRPC reads them (grpc-tls.ts).
+ */
+export function grpcTlsVariables() {
+  return {
+    GRPC_TLS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+    GRPC_TLS_DIR: z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v)),
+    GRPC_TLS_RUN_DIR: z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v)),
+    GRPC_TLS_REFRESH_MS: z.coerce.number().int().min(100).default(10_000),
+  };
+}
+
+/** With GRPC_TLS=on the directory must be given: a service never falls back to plaintext by itself. */
+export function requireTlsDirectory(vars: { GRPC_TLS: 'on' | 'off'; GRPC_TLS_DIR?: string; GRPC_TLS_RUN_DIR?: string }, ctx: z.RefinementCtx): void {
+  if (vars.GRPC_TLS === 'on' && !vars.GRPC_TLS_DIR && !vars.GRPC_TLS_RUN_DIR) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['GRPC_TLS_DIR'],
+      message: 'must name a directory holding ca.crt, tls.crt and tls.key (mutual TLS between services is on; npm start makes them; GRPC_TLS=off turns it off for local debugging)',
+    });
+  }
+}
+
+/** The parsed variables as grpc-tls.ts takes them, for the process called `name` (gateway, identity, ...). */
+export function grpcTls(vars: { GRPC_TLS: 'on' | 'off'; GRPC_TLS_DIR?: string; GRPC_TLS_RUN_DIR?: string; GRPC_TLS_REFRESH_MS: number }, name: string): GrpcTls {
+  if (vars.GRPC_TLS === 'off') return { mode: 'off' };
+  return { mode: 'mtls', dir: vars.GRPC_TLS_DIR ?? join(vars.GRPC_TLS_RUN_DIR!, name), refreshMs: vars.GRPC_TLS_REFRESH_MS };
 }

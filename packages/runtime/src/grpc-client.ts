@@ -1,5 +1,5 @@
 import {
-  credentials,
+  type ChannelCredentials,
   Metadata,
   type CallOptions,
   type ChannelOptions,
@@ -15,6 +15,7 @@ import { fromServiceError, GrpcStatus } from './errors';
 import { REQUEST_ID_KEY } from './grpc-server';
 import { grpcMethodName, monotonicMs, type CallMetrics, type CallRecorder } from './metrics';
 import type { Resolve } from './target-resolution';
+import { grpcChannelSecurity, type GrpcTls } from './grpc-tls';
 
 /**
  * How a caller carries unary calls: `stream` multiplexes them over one
@@ -82,7 +83,10 @@ export interface PromiseClientOptions {
   resolve?: Resolve;
 }
 
-type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: ChannelOptions) => C;
+/** How a process reaches the others: mutual TLS (its directory) or, for local debugging, none (grpc-tls.ts). */
+export type PromiseClientSecurity = { tls: GrpcTls };
+
+type ClientConstructor<C> = new (address: string, creds: ChannelCredentials, options?: ChannelOptions) => C;
 
 /**
  * Reconnect quickly after a peer restarts (the default backoff grows to two
@@ -108,11 +112,16 @@ export function promiseClient<C extends Client>(
   address: string,
   peer: string,
   defaultDeadlineMs: number,
+  { tls }: PromiseClientSecurity,
   { metrics, transport = 'unary', resolve }: PromiseClientOptions = {},
 ): PromiseClient<C> {
   const target = /^(dns|ipv4|ipv6|unix|unix-abstract):/.test(address) ? address : `dns:///${address}`;
-  const client = new Ctor(target, credentials.createInsecure(), CHANNEL_OPTIONS);
-  const pool = transport === 'stream' ? new CallStreamPool(target, { channelOptions: CONNECTION_OPTIONS, resolve }) : undefined;
+  const security = grpcChannelSecurity(tls, peer);
+  const client = new Ctor(target, security.credentials, { ...CHANNEL_OPTIONS, ...security.options });
+  const pool =
+    transport === 'stream'
+      ? new CallStreamPool(target, { channelOptions: { ...CONNECTION_OPTIONS, ...security.options }, credentials: security.credentials, resolve })
+      : undefined;
   /** One recorder per method, made up front: a call only reads the clock twice and bumps two series. */
   const recorders = new Map<string, CallRecorder>();
   if (metrics) for (const [name, method] of Object.entries(definition)) recorders.set(name, metrics.recorder(peer, grpcMethodName(method.path)));

@@ -1,6 +1,5 @@
 import {
   Server,
-  ServerCredentials,
   type handleUnaryCall,
   type Metadata,
   type ServerUnaryCall,
@@ -9,6 +8,7 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { AppError, GrpcStatus, toServiceError } from './errors';
+import { grpcServerCredentials, type GrpcTls } from './grpc-tls';
 import type { Logger } from './logger';
 
 export const REQUEST_ID_KEY = 'x-request-id';
@@ -127,10 +127,10 @@ export function createGrpcServer(): Server {
 }
 
 /** Binds and starts; resolves to the bound port (useful with port 0). */
-export function bindGrpcServer(server: Server, host: string, port: number): Promise<number> {
+export function bindGrpcServer(server: Server, host: string, port: number, tls: GrpcTls): Promise<number> {
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync(address, grpcServerCredentials(tls), (error, bound) => (error ? reject(error) : resolve(bound)));
   });
 }
 

@@ -1,10 +1,12 @@
 import type { sendUnaryData, ServerErrorResponse, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { health, transport } from '@sandbox/contracts';
+import type { PeerCertificate } from 'node:tls';
+import { callers, health, transport } from '@sandbox/contracts';
 import { CallStreamServer } from './call-stream-server';
 import type { MetricsListen } from './config';
 import { DependencyMonitor, type Dependency } from './dependency-monitor';
-import { GrpcStatus } from './errors';
+import { AppError, GrpcStatus, toServiceError } from './errors';
 import { bindGrpcServer, CALL_STREAM_MAX_AGE_MS, createGrpcServer, shutdownGrpcServer } from './grpc-server';
+import { peerIdentity, type GrpcTls } from './grpc-tls';
 import { HealthRegistry, ServingStatus } from './health';
 import type { Logger } from './logger';
 import { grpcMethodName, grpcServerMetrics, monotonicMs, startMetricsServer, type CallMetrics, type MetricsServer, type Registry } from './metrics';
@@ -23,6 +25,13 @@ export interface GrpcServiceOptions {
   implementation: UntypedServiceImplementation;
   host: string;
   port: number;
+  /** Mutual TLS on the port (and the callers table checked on every call), or off (local debugging only). */
+  tls: GrpcTls;
+  /**
+   * A second port serving only grpc.health.v1, without TLS: for Kubernetes'
+   * gRPC probes, which cannot present a certificate. It answers nothing else.
+   */
+  healthPort?: number;
   logger: Logger;
   dependencies: Dependency[];
   /** Closes stores once no call is in flight any more. */
@@ -42,6 +51,8 @@ export interface GrpcServiceOptions {
 
 export interface RunningGrpcService {
   port: number;
+  /** The plaintext health-only port, when one was asked for. */
+  healthPort?: number;
   /** The metrics listener's port, when one was asked for. */
   metricsPort?: number;
   health: HealthRegistry;
@@ -78,7 +89,8 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   const metricsServer = metrics?.listen ? await startMetricsServer(metrics.registry, metrics.listen, logger) : undefined;
   const server = createGrpcServer();
   server.addService(health.HealthService, registry.implementation());
-  const implementation = metrics ? instrumentImplementation(options.definition, options.implementation, grpcServerMetrics(metrics.registry), metrics.service) : options.implementation;
+  const counted = metrics ? instrumentImplementation(options.definition, options.implementation, grpcServerMetrics(metrics.registry), metrics.service) : options.implementation;
+  const implementation = options.tls.mode === 'mtls' ? authorizeImplementation(options.definition, counted, logger) : counted;
   server.addService(options.definition, implementation);
   // The same handlers, reachable as calls on a stream (the cheap hop); plain unary calls stay accepted.
   const callStreams = new CallStreamServer({
@@ -88,20 +100,32 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   });
   callStreams.add(options.definition, implementation);
   server.addService(transport.CallStreamServiceService, callStreams.implementation());
+  let healthServer: ReturnType<typeof createGrpcServer> | undefined;
   let port: number;
+  let healthPort: number | undefined;
   try {
-    port = await bindGrpcServer(server, options.host, options.port);
+    port = await bindGrpcServer(server, options.host, options.port, options.tls);
+    if (options.healthPort !== undefined) {
+      healthServer = createGrpcServer();
+      healthServer.addService(health.HealthService, registry.implementation());
+      healthPort = await bindGrpcServer(healthServer, options.host, options.healthPort, { mode: 'off' });
+    }
   } catch (error) {
+    server.forceShutdown();
     await metricsServer?.stop();
     throw error;
+  }
+  if (options.tls.mode === 'off') {
+    logger.warn('GRPC_TLS=off: this port takes calls without TLS, from anyone who can reach it; every RPC answers every caller. For local debugging only.');
   }
   await monitor.start();
   registry.set(LIVENESS, ServingStatus.SERVING);
   refreshOverall();
-  logger.info({ port, dependencies: dependencies.map((d) => d.name) }, 'serving');
+  logger.info({ port, healthPort, tls: options.tls.mode, dependencies: dependencies.map((d) => d.name) }, 'serving');
 
   return {
     port,
+    healthPort,
     metricsPort: metricsServer?.port,
     health: registry,
     async stop() {
@@ -113,7 +137,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
       registry.close();
       // Callers move new calls to other replicas at once; the streams end as their calls are answered.
       callStreams.drain();
-      await shutdownGrpcServer(server, options.shutdownGraceMs ?? 10_000);
+      await Promise.all([shutdownGrpcServer(server, options.shutdownGraceMs ?? 10_000), healthServer && shutdownGrpcServer(healthServer, 1000)]);
       await options.close?.();
       await metricsServer?.stop();
       logger.info('stopped');
@@ -121,7 +145,33 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   };
 }
 
-type Handler = (call: { once(event: 'cancelled', listener: () => void): unknown }, callback: sendUnaryData<unknown>) => void;
+type Handler = (
+  call: { once(event: 'cancelled', listener: () => void): unknown; getAuthContext(): { sslPeerCertificate?: PeerCertificate } },
+  callback: sendUnaryData<unknown>,
+) => void;
+
+/**
+ * Every call checked against the callers table (packages/contracts callers.ts)
+ * by the identity in the caller's certificate, over both transports (a call
+ * stream's calls carry the stream's certificate). A refusal names neither the
+ * table nor who may call: only that this caller may not.
+ */
+function authorizeImplementation(definition: ServiceDefinition, implementation: UntypedServiceImplementation, logger: Logger): UntypedServiceImplementation {
+  const authorized: UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(implementation)) {
+    const path = definition[name]?.path;
+    const allowed = path ? callers.CALLERS_BY_PATH.get(path) : undefined;
+    const serve = handler as unknown as Handler;
+    const wrapped: Handler = (call, callback) => {
+      const caller = peerIdentity(call.getAuthContext().sslPeerCertificate);
+      if (caller && allowed?.includes(caller as callers.Caller)) return serve(call, callback);
+      logger.warn({ rpc: path, caller: caller ?? null }, 'call refused: the caller may not call this RPC');
+      callback(toServiceError(new AppError(GrpcStatus.PERMISSION_DENIED, 'caller_not_allowed', `This caller (${caller ?? 'unidentified'}) may not call ${grpcMethodName(path ?? name)}.`)));
+    };
+    authorized[name] = wrapped as unknown as UntypedServiceImplementation[string];
+  }
+  return authorized;
+}
 
 /**
  * The service's handlers, each call counted and timed by method and status

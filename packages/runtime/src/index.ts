@@ -4,6 +4,7 @@ export * from './logger';
 export * from './errors';
 export * from './health';
 export * from './grpc-server';
+export * from './grpc-tls';
 export * from './grpc-client';
 export * from './cancellation';
 export * from './call-stream-client';

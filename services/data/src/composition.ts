@@ -14,6 +14,8 @@ export async function start(config: DataConfig): Promise<RunningGrpcService> {
     implementation,
     host: config.host,
     port: config.port,
+    tls: config.grpcTls,
+    healthPort: config.healthPort,
     logger,
     dependencies: [],
     shutdownGraceMs: config.shutdownGraceMs,

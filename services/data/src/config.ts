@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds } from '@sandbox/runtime';
+import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
 
 const schema = z
   .object({
@@ -15,11 +15,17 @@ const schema = z
     LOG_LEVEL: env.logLevel(),
     /** How long calls in flight may finish after SIGTERM before they are cut. */
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    ...grpcTlsVariables(),
+    /** A port serving only grpc.health.v1 without TLS, for probes that cannot present a certificate (Kubernetes'); unset: none. */
+    DATA_HEALTH_PORT: env.optionalPort(),
     ...metricsVariables('DATA_'),
     ...replicaVariables('data'),
   })
   .superRefine(requireReplicaNeeds('data'))
+  .superRefine(requireTlsDirectory)
   .transform((v) => ({
+    grpcTls: grpcTls(v, 'data'),
+    healthPort: v.DATA_HEALTH_PORT,
     host: v.DATA_GRPC_HOST,
     port: v.DATA_GRPC_PORT,
     pageTokenKey: v.PAGE_TOKEN_KEY ? decodeKey(v.PAGE_TOKEN_KEY) : undefined,

@@ -18,13 +18,14 @@ export interface BackendClients {
  */
 export function createBackendClients(config: GatewayConfig, metrics?: CallMetrics): BackendClients {
   const { peers, grpcDeadlineMs: deadline } = config;
-  const healthClient = (name: ServiceName) => promiseClient(health.HealthClient, health.HealthService, peers[name], name, deadline);
+  const security = { tls: config.grpcTls };
+  const healthClient = (name: ServiceName) => promiseClient(health.HealthClient, health.HealthService, peers[name], name, deadline, security);
   const options = { metrics, transport: config.grpcTransport };
   return {
-    identity: promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, peers.identity, 'identity', deadline, options),
-    oauth: promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, peers.oauth, 'oauth', deadline, options),
-    data: promiseClient(data.DataServiceClient, data.DataServiceService, peers.data, 'data', deadline, options),
-    playground: promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, peers.playground, 'playground', deadline, options),
+    identity: promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, peers.identity, 'identity', deadline, security, options),
+    oauth: promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, peers.oauth, 'oauth', deadline, security, options),
+    data: promiseClient(data.DataServiceClient, data.DataServiceService, peers.data, 'data', deadline, security, options),
+    playground: promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, peers.playground, 'playground', deadline, security, options),
     health: {
       identity: healthClient('identity'),
       oauth: healthClient('oauth'),

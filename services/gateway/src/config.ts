@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { allPeerVariables, env, loadConfig, metricsListen, metricsVariables, peerAddresses, replicaCount } from '@sandbox/runtime';
+import { allPeerVariables, env, loadConfig, metricsListen, metricsVariables, peerAddresses, replicaCount, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
 import type { BucketPolicy } from './fair-share/token-bucket';
 import { checkSso, ssoSettings, ssoVariables } from './sso/sso-config';
 
@@ -74,6 +74,7 @@ const schema = z
     REPLICAS: replicas(),
     GATEWAY_REPLICAS: replicas(),
     /** The metrics listener (GET /metrics), on a port of its own; unset port: none. */
+    ...grpcTlsVariables(),
     ...metricsVariables(''),
     ...allPeerVariables(),
   })
@@ -103,7 +104,9 @@ const schema = z
       });
     }
   })
+  .superRefine(requireTlsDirectory)
   .transform((v) => ({
+    grpcTls: grpcTls(v, 'gateway'),
     port: v.PORT,
     host: v.HOST,
     tls: v.TLS_CERT_FILE && v.TLS_KEY_FILE ? { certFile: v.TLS_CERT_FILE, keyFile: v.TLS_KEY_FILE } : undefined,

@@ -217,6 +217,8 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
       implementation: identityHandlers({ accounts, apps, logs, usage, admin, verifier }, logger),
       host: config.host,
       port: config.port,
+      tls: config.grpcTls,
+      healthPort: config.healthPort,
       logger,
       dependencies: stores.dependencies,
       shutdownGraceMs: config.shutdownGraceMs,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds } from '@sandbox/runtime';
+import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
 import type { SignUpPolicy } from './domain/sign-up-policy';
 import { displayEmail } from './domain/validation';
 
@@ -68,6 +68,9 @@ const schema = z
     LOG_LEVEL: env.logLevel(),
     /** How long calls in flight may finish after SIGTERM before they are cut. */
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    ...grpcTlsVariables(),
+    /** A port serving only grpc.health.v1 without TLS, for probes that cannot present a certificate (Kubernetes'); unset: none. */
+    IDENTITY_HEALTH_PORT: env.optionalPort(),
     ...metricsVariables('IDENTITY_'),
     ...replicaVariables('identity'),
   })
@@ -90,7 +93,10 @@ const schema = z
       ctx.addIssue({ code: 'custom', path: [missing], message: `is required together with ${given.join(', ')}` });
     }
   })
+  .superRefine(requireTlsDirectory)
   .transform((v) => ({
+    grpcTls: grpcTls(v, 'identity'),
+    healthPort: v.IDENTITY_HEALTH_PORT,
     host: v.IDENTITY_GRPC_HOST,
     port: v.IDENTITY_GRPC_PORT,
     mongoUrl: v.MONGO_URL,

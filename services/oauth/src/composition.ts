@@ -37,7 +37,7 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
   const registry = createMetricsRegistry();
   const store = instrumentStore(await openStore(config, clock), config.redisUrl ? 'redis' : 'memory', storeMetrics(registry), { prefix: 'ephemeral.' });
   if (!config.signingKeyPem) logger.warn('JWT_SIGNING_KEY is not set: tokens are signed with a per-process key and do not survive a restart');
-  const identityClient = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, config.identityAddress, 'identity', 5000, {
+  const identityClient = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, config.identityAddress, 'identity', 5000, { tls: config.grpcTls }, {
     metrics: grpcClientMetrics(registry),
     transport: config.grpcTransport,
   });
@@ -60,6 +60,8 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
     implementation,
     host: config.host,
     port: config.port,
+    tls: config.grpcTls,
+    healthPort: config.healthPort,
     logger,
     dependencies: config.redisUrl ? [{ name: 'redis', ping: () => store.ping() }] : [],
     shutdownGraceMs: config.shutdownGraceMs,

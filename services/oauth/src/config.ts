@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
-import { env, loadConfig, metricsListen, metricsVariables, peerAddress, peerVariables, replicaVariables, requireReplicaNeeds } from '@sandbox/runtime';
+import { env, loadConfig, metricsListen, metricsVariables, peerAddress, peerVariables, replicaVariables, requireReplicaNeeds, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
 
 /** A PEM private key, as a file's contents or with its newlines written as \n (one line in an env file). */
 const pemPrivateKey = () =>
@@ -42,12 +42,18 @@ const schema = z
     LOG_LEVEL: env.logLevel(),
     /** How long calls in flight may finish after SIGTERM before they are cut. */
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    ...grpcTlsVariables(),
+    /** A port serving only grpc.health.v1 without TLS, for probes that cannot present a certificate (Kubernetes'); unset: none. */
+    OAUTH_HEALTH_PORT: env.optionalPort(),
     ...metricsVariables('OAUTH_'),
     ...peerVariables('identity'),
     ...replicaVariables('oauth'),
   })
   .superRefine(requireReplicaNeeds('oauth'))
+  .superRefine(requireTlsDirectory)
   .transform((v) => ({
+    grpcTls: grpcTls(v, 'oauth'),
+    healthPort: v.OAUTH_HEALTH_PORT,
     host: v.OAUTH_GRPC_HOST,
     port: v.OAUTH_GRPC_PORT,
     redisUrl: v.REDIS_URL,

@@ -23,6 +23,8 @@ export async function start(config: PlaygroundConfig, options: PlaygroundOptions
     implementation,
     host: config.host,
     port: config.port,
+    tls: config.grpcTls,
+    healthPort: config.healthPort,
     logger,
     dependencies: [],
     shutdownGraceMs: config.shutdownGraceMs,

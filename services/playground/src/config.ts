@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, loadConfig, metricsListen, metricsVariables } from '@sandbox/runtime';
+import { env, loadConfig, metricsListen, metricsVariables, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
 
 const schema = z
   .object({
@@ -8,9 +8,15 @@ const schema = z
     LOG_LEVEL: env.logLevel(),
     /** How long calls in flight (a /playground/timeout wait lasts up to 60 s) may finish after SIGTERM before they are cut. */
     SHUTDOWN_GRACE_MS: env.milliseconds(10_000),
+    ...grpcTlsVariables(),
+    /** A port serving only grpc.health.v1 without TLS, for probes that cannot present a certificate (Kubernetes'); unset: none. */
+    PLAYGROUND_HEALTH_PORT: env.optionalPort(),
     ...metricsVariables('PLAYGROUND_'),
   })
+  .superRefine(requireTlsDirectory)
   .transform((v) => ({
+    grpcTls: grpcTls(v, 'playground'),
+    healthPort: v.PLAYGROUND_HEALTH_PORT,
     host: v.PLAYGROUND_GRPC_HOST,
     port: v.PLAYGROUND_GRPC_PORT,
     logLevel: v.LOG_LEVEL,

@@ -14,12 +14,15 @@ import {
   startGrpcService,
   type CallContext,
   type CallOptionsLite,
+  type GrpcTls,
   type GrpcTransport,
   type Resolve,
   type RunningGrpcService,
   type StreamCallError,
 } from '@sandbox/runtime';
 import { definition, elsewhere, implementation, PROTO_SERVICE, type TransportRequest, type TransportResponse } from '../fixtures/transport-test-service.cjs';
+
+const NO_TLS: GrpcTls = { mode: 'off' };
 
 /*
  * The two transports of a unary call (grpc-client.ts): `stream`, the cheap
@@ -96,6 +99,9 @@ async function startReplica(name: string, host: string, port: number, options: R
     }),
     host,
     port,
+    // The transport's own mechanics, on a test service the callers table does not know: without TLS.
+    // Calls on streams over mutual TLS, and their refusals, are grpc-mtls.test.ts's.
+    tls: NO_TLS,
     logger,
     dependencies: [],
     shutdownGraceMs: options.shutdownGraceMs ?? 2000,
@@ -141,7 +147,7 @@ function connect(transport: GrpcTransport, replicas: { host: string; port: numbe
     target = `${replicas[0].host}:${port}`;
   }
   const Ctor = makeGenericClientConstructor(definition, 'TransportTest');
-  const client = promiseClient(Ctor as never, definition, target, PEER, defaultDeadlineMs, { transport, resolve }) as unknown as TestClient;
+  const client = promiseClient(Ctor as never, definition, target, PEER, defaultDeadlineMs, { tls: NO_TLS }, { transport, resolve }) as unknown as TestClient;
   cleanups.push(() => client.close());
   return client;
 }
@@ -271,7 +277,7 @@ describe.each(TRANSPORTS)('the same answers over the %s transport', (transport) 
     const missing = await failureOf(client.missing({}));
     expect(shape(missing)).toMatchObject({ status: GrpcStatus.UNIMPLEMENTED, code: 'not_implemented', message: `The ${PEER} service does not offer this yet.` });
     const Ctor = makeGenericClientConstructor(elsewhere, 'Elsewhere');
-    const other = promiseClient(Ctor as never, elsewhere, replica.address, PEER, 5000, { transport }) as unknown as { nope: Method; close(): void };
+    const other = promiseClient(Ctor as never, elsewhere, replica.address, PEER, 5000, { tls: NO_TLS }, { transport }) as unknown as { nope: Method; close(): void };
     cleanups.push(() => other.close());
     const nope = await failureOf(other.nope({}));
     expect(shape(nope)).toEqual(shape(missing));
@@ -484,7 +490,7 @@ describe('backpressure over the stream transport', () => {
     const MAX_IN_FLIGHT = 4;
     const stuck = gate();
     const replica = await startReplica('held', '127.0.0.1', 0, { callStreams: { maxInFlightPerStream: MAX_IN_FLIGHT }, hold: stuck.wait });
-    const pool = new CallStreamPool(replica.address, { channelOptions: {}, maxQueuedPerLane: 4 });
+    const pool = new CallStreamPool(replica.address, { channelOptions: {}, credentials: credentials.createInsecure(), maxQueuedPerLane: 4 });
     cleanups.push(() => pool.close());
     const send = (method: 'hold' | 'whoami', request: TransportRequest) =>
       pool.call(definition[method].path, definition[method].requestSerialize(request), 30_000, undefined, undefined).then(

@@ -10,7 +10,7 @@ import {
   unaryHandlers,
   type RunningGrpcService,
 } from '@sandbox/runtime';
-import { eventually } from '@sandbox/testing';
+import { eventually, tlsAs } from '@sandbox/testing';
 
 // The dependency is re-checked every 50 ms, but a busy CI machine may take far
 // longer to get round to it: health changes are polled for, within a generous bound.
@@ -43,13 +43,14 @@ describe('a service started with startGrpcService', () => {
       implementation,
       host: '127.0.0.1',
       port: 0,
+      tls: (await tlsAs('data')).tls,
       logger,
       dependencies: [{ name: 'fakestore', ping: async () => (storeUp ? undefined : Promise.reject(new Error('down'))) }],
       dependencyCheckIntervalMs: 50,
     });
     const address = `127.0.0.1:${service.port}`;
-    client = promiseClient(data.DataServiceClient, data.DataServiceService, address, 'data', 2000);
-    healthClient = promiseClient(health.HealthClient, health.HealthService, address, 'data', 2000);
+    client = promiseClient(data.DataServiceClient, data.DataServiceService, address, 'data', 2000, await tlsAs('gateway'));
+    healthClient = promiseClient(health.HealthClient, health.HealthService, address, 'data', 2000, await tlsAs('gateway'));
   });
 
   afterAll(async () => {

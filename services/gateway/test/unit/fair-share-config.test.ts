@@ -1,11 +1,14 @@
 import { loadGatewayConfig } from '../../src/config';
 
+// Mutual TLS between services is on by default and needs a directory; what is checked here is elsewhere.
+const TLS = { GRPC_TLS_DIR: '/run/sandbox-tls' };
+
 const APP = 'app_AAAAAAAAAAAAAAAAAAAAAA';
 const OTHER = 'app_BBBBBBBBBBBBBBBBBBBBBB';
 
 describe('the fair-share configuration', () => {
   it('when nothing is set (the embedded default), then every limiter is off and the counts would stay in memory', () => {
-    expect(loadGatewayConfig({}).fairShare).toEqual({
+    expect(loadGatewayConfig({ ...TLS }).fairShare).toEqual({
       app: undefined,
       address: undefined,
       exemptApps: [],
@@ -18,6 +21,7 @@ describe('the fair-share configuration', () => {
 
   it('when the chart values are set, then each limiter is a policy, exemptions and overrides are by App ID', () => {
     const { fairShare } = loadGatewayConfig({
+      ...TLS,
       RATE_LIMIT_APP_PER_SECOND: '50',
       RATE_LIMIT_APP_BURST: '100',
       RATE_LIMIT_ADDRESS_PER_SECOND: '0.5',
@@ -51,10 +55,10 @@ describe('the fair-share configuration', () => {
       /REDIS_URL: is required with 2 gateway replicas \(REPLICAS=2\) when a rate limit or slow-request cap is set/,
     ],
   ])('when given %s, then the gateway refuses to start, naming the variable', (_label, env, message) => {
-    expect(() => loadGatewayConfig(env)).toThrow(message);
+    expect(() => loadGatewayConfig({ ...TLS, ...env })).toThrow(message);
   });
 
   it('when several gateways run without Redis and no limit is set, then they start (nothing to share)', () => {
-    expect(() => loadGatewayConfig({ GATEWAY_REPLICAS: '3' })).not.toThrow();
+    expect(() => loadGatewayConfig({ ...TLS, GATEWAY_REPLICAS: '3' })).not.toThrow();
   });
 });

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { loadGatewayConfig } from '../../src/config';
 
+// Mutual TLS between services is on by default and needs a directory; what is checked here is elsewhere.
+const TLS = { GRPC_TLS_DIR: '/run/sandbox-tls' };
+
 /*
  * Single sign-on's configuration rules (sso/sso-config.ts): each mistake
  * stops the gateway with one line that names the variable.
@@ -9,7 +12,7 @@ const ISSUER = 'https://login.campus.example';
 const KEY = randomBytes(32).toString('base64url');
 const refusal = (env: NodeJS.ProcessEnv) => {
   try {
-    loadGatewayConfig(env);
+    loadGatewayConfig({ ...TLS, ...env });
   } catch (error) {
     return (error as Error).message;
   }
@@ -18,12 +21,12 @@ const refusal = (env: NodeJS.ProcessEnv) => {
 
 describe('the single sign-on configuration', () => {
   it('when SSO_CLIENT_ID is unset, then single sign-on is off, whatever the issuer', () => {
-    expect(loadGatewayConfig({}).sso).toBeUndefined();
-    expect(loadGatewayConfig({ EXTERNAL_IDP_ISSUER: ISSUER }).sso).toBeUndefined();
+    expect(loadGatewayConfig({ ...TLS }).sso).toBeUndefined();
+    expect(loadGatewayConfig({ ...TLS, EXTERNAL_IDP_ISSUER: ISSUER }).sso).toBeUndefined();
   });
 
   it('when only the client id is set, then a public client with the default scopes, named after the issuer host, its cookie key made up for this process', () => {
-    const sso = loadGatewayConfig({ EXTERNAL_IDP_ISSUER: ISSUER, SSO_CLIENT_ID: 'training-sandbox' }).sso!;
+    const sso = loadGatewayConfig({ ...TLS, EXTERNAL_IDP_ISSUER: ISSUER, SSO_CLIENT_ID: 'training-sandbox' }).sso!;
     expect(sso).toEqual({
       issuer: ISSUER,
       clientId: 'training-sandbox',
@@ -39,7 +42,7 @@ describe('the single sign-on configuration', () => {
 
   it('when everything is set, then the secret, the name, the scopes (spaces tidied) and a key derived from SSO_COOKIE_KEY the same in every replica', () => {
     const env = { EXTERNAL_IDP_ISSUER: ISSUER, SSO_CLIENT_ID: 'training-sandbox', SSO_CLIENT_SECRET: 's3cret', SSO_PROVIDER_NAME: 'Campus login', SSO_SCOPES: ' openid  email groups ', SSO_COOKIE_KEY: KEY, GATEWAY_REPLICAS: '3' };
-    const [one, two] = [loadGatewayConfig(env).sso!, loadGatewayConfig(env).sso!];
+    const [one, two] = [loadGatewayConfig({ ...TLS, ...env }).sso!, loadGatewayConfig({ ...TLS, ...env }).sso!];
     expect(one).toMatchObject({ clientSecret: 's3cret', providerName: 'Campus login', scopes: 'openid email groups', cookieKeyIsRandom: false });
     expect(Buffer.from(one.cookieKey).equals(Buffer.from(two.cookieKey))).toBe(true);
     // Derived for this purpose, not the key as given.
@@ -63,11 +66,11 @@ describe('the single sign-on configuration', () => {
 
   it('when the issuer is http on loopback (a provider on this machine), then it is accepted and requests to it may be plain http', () => {
     for (const issuer of ['http://127.0.0.1:9000', 'http://localhost:9000', 'http://[::1]:9000']) {
-      expect(loadGatewayConfig({ SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: issuer }).sso?.insecureIssuer).toBe(true);
+      expect(loadGatewayConfig({ ...TLS, SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: issuer }).sso?.insecureIssuer).toBe(true);
     }
   });
 
   it('when several gateways run without single sign-on, then no cookie key is needed', () => {
-    expect(() => loadGatewayConfig({ GATEWAY_REPLICAS: '2', REPLICAS: '2' })).not.toThrow();
+    expect(() => loadGatewayConfig({ ...TLS, GATEWAY_REPLICAS: '2', REPLICAS: '2' })).not.toThrow();
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import { health, identity } from '@sandbox/contracts';
 import { GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { isolatedMongoUrl, refusalOf, requireStoreUrls, testTransport } from '@sandbox/testing';
+import { clientAsAllowedCallers, isolatedMongoUrl, refusalOf, requireStoreUrls, testTransport, tlsAs, tlsEnv } from '@sandbox/testing';
 import { start } from '../../src/composition';
 import { loadIdentityConfig } from '../../src/config';
 
@@ -32,12 +32,12 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
   let raw: mongoose.Connection;
 
   const boot = async (extra: Record<string, string> = {}) => {
-    const service = await start(loadIdentityConfig({ ...env, ...extra }));
+    const service = await start(loadIdentityConfig({ ...env, ...(await tlsEnv('identity')), ...extra }));
     services.push(service);
-    return { service, client: connect(service) };
+    return { service, client: await connect(service) };
   };
-  const connect = (service: RunningGrpcService, deadlineMs = 5000) => {
-    const client = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', deadlineMs, { transport: testTransport() });
+  const connect = async (service: RunningGrpcService, deadlineMs = 5000) => {
+    const client = await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', deadlineMs, { transport: testTransport() });
     clients.push(client);
     return client;
   };
@@ -63,7 +63,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
   });
 
   it('reports SERVING for "", its service name, "mongodb" and "redis" once connected', async () => {
-    const healthClient = promiseClient(health.HealthClient, health.HealthService, `127.0.0.1:${services[0].port}`, 'identity', 2000);
+    const healthClient = promiseClient(health.HealthClient, health.HealthService, `127.0.0.1:${services[0].port}`, 'identity', 2000, await tlsAs('gateway'));
     for (const service of ['', 'sandbox.identity.v1.IdentityService', 'mongodb', 'redis']) {
       await expect(healthClient.check({ service })).resolves.toEqual({ status: health.HealthCheckResponse_ServingStatus.SERVING });
     }
@@ -156,7 +156,7 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
     it('when failures come from many addresses, then the account is only slowed down, by a bounded 2 s, and the owner still signs in', async () => {
       const victim = await signUp(a);
       // A long deadline for the attack itself: its attempts wait up to 2 s each, and queue for scrypt.
-      const [slowA, slowB] = [connect(services[0], 30_000), connect(services[1], 30_000)];
+      const [slowA, slowB] = await Promise.all([connect(services[0], 30_000), connect(services[1], 30_000)]);
       const attempts = await Promise.all(
         Array.from({ length: 10 }, (_, i) => refusalOf((i % 2 ? slowA : slowB).login({ email: victim.email, password: `guess ${i}`, clientAddress: anAddress() }))),
       );

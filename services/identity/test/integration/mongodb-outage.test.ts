@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { health, identity } from '@sandbox/contracts';
 import { GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { eventually, refusalOf, requireStoreUrls, testTransport } from '@sandbox/testing';
+import { clientAsAllowedCallers, eventually, refusalOf, requireStoreUrls, testTransport, tlsAs, tlsEnv } from '@sandbox/testing';
 import { ownFerretDb, type OwnedStore } from '../../../../test/support/owned-store';
 import { start } from '../../src/composition';
 import { loadIdentityConfig } from '../../src/config';
@@ -39,11 +39,12 @@ describe('identity service: MongoDB stopped and started again', () => {
         SESSION_SIGNING_KEY: randomBytes(32).toString('base64url'),
         IDENTITY_GRPC_PORT: '0',
         LOG_LEVEL: 'silent',
+        ...(await tlsEnv('identity')),
       }),
     );
     const address = `127.0.0.1:${service.port}`;
-    client = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, address, 'identity', 5000, { transport: testTransport() });
-    healthClient = promiseClient(health.HealthClient, health.HealthService, address, 'identity', 2000);
+    client = await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, address, 'identity', 5000, { transport: testTransport() });
+    healthClient = promiseClient(health.HealthClient, health.HealthService, address, 'identity', 2000, await tlsAs('gateway'));
     const { user } = await client.register({ email: `outage-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' });
     ownerId = user!.id;
     const { app } = await client.createApp({ ownerId, name: 'Outage', description: '', redirectUris: [] });

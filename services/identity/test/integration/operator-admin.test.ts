@@ -5,7 +5,7 @@ import mongoose from 'mongoose';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { identity } from '@sandbox/contracts';
 import { GrpcStatus, promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { isolatedMongoUrl, refusalOf, requireStoreUrls, testTransport } from '@sandbox/testing';
+import { clientAsAllowedCallers, isolatedMongoUrl, refusalOf, requireStoreUrls, testTransport, tlsEnv } from '@sandbox/testing';
 import { start } from '../../src/composition';
 import { loadIdentityConfig } from '../../src/config';
 
@@ -80,9 +80,9 @@ describe('operator RPCs', () => {
       SIGNUP_DOMAINS: 'example.org,example.com',
     };
     for (let i = 0; i < 2; i++) {
-      const service = await start(loadIdentityConfig(env));
+      const service = await start(loadIdentityConfig({ ...env, ...(await tlsEnv('identity')) }));
       services.push(service);
-      clients.push(promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', 10_000, { transport: testTransport() }));
+      clients.push(await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', 10_000, { transport: testTransport() }));
     }
     [a, b] = clients as [Client, Client];
     raw = await mongoose.createConnection(mongoUrl).asPromise();

@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { identity, oauth } from '@sandbox/contracts';
 import { promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { requireStoreUrls, testTransport } from '@sandbox/testing';
+import { clientAsAllowedCallers, requireStoreUrls, testTransport, tlsEnv } from '@sandbox/testing';
 import { start as startIdentity } from '../../../identity/src/composition';
 import { loadIdentityConfig } from '../../../identity/src/config';
 import { start as startOAuth } from '../../src/composition';
@@ -62,9 +62,9 @@ export async function startOAuthSystem(options: { clock: Clock; label: string; r
   };
   try {
     const redisUrl = options.redisUrl ?? requireStoreUrls().redisUrl;
-    const identityService = await startIdentity(loadIdentityConfig({ IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent' }));
+    const identityService = await startIdentity(loadIdentityConfig({ IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent', ...(await tlsEnv('identity')) }));
     services.push(identityService);
-    const idp = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000, { transport: testTransport() });
+    const idp = await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000, { transport: testTransport() });
     clients.push(idp);
     const env = {
       OAUTH_GRPC_PORT: '0',
@@ -73,12 +73,13 @@ export async function startOAuthSystem(options: { clock: Clock; label: string; r
       JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       LOG_LEVEL: 'silent',
       GRPC_TRANSPORT: testTransport(),
+      ...(await tlsEnv('oauth')),
     };
     const replicas: OAuthClient[] = [];
     for (let replica = 0; replica < (options.replicas ?? 2); replica++) {
       const service = await startOAuth(loadOAuthConfig(env), { clock: options.clock });
       services.push(service);
-      const client = promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000, { transport: testTransport() });
+      const client = await clientAsAllowedCallers(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000, { transport: testTransport() });
       clients.push(client);
       replicas.push(client);
     }

@@ -1,10 +1,10 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { credentials, Metadata, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
 import { health, playground } from '@sandbox/contracts';
-import { GrpcStatus, promiseClient, REQUEST_ID_KEY, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
-import { eventually, refusalOf, testTransport } from '@sandbox/testing';
+import { GrpcStatus, grpcChannelSecurity, promiseClient, REQUEST_ID_KEY, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
+import { clientAsAllowedCallers, eventually, refusalOf, testTransport, tlsAs, tlsEnv } from '@sandbox/testing';
 import { start } from '../../src/composition';
 import { loadPlaygroundConfig } from '../../src/config';
 import type { Sleep } from '../../src/domain/delay';
@@ -130,10 +130,11 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
   const waits = new WatchedSleep();
 
   beforeAll(async () => {
-    service = await start(loadPlaygroundConfig({ PLAYGROUND_GRPC_PORT: '0', LOG_LEVEL: 'silent' }), { sleep: waits.sleep });
+    service = await start(loadPlaygroundConfig({ PLAYGROUND_GRPC_PORT: '0', LOG_LEVEL: 'silent', ...(await tlsEnv('playground')) }), { sleep: waits.sleep });
     const address = `127.0.0.1:${service.port}`;
-    client = promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, address, 'playground', 5000, { transport: testTransport() });
-    raw = new playground.PlaygroundServiceClient(address, credentials.createInsecure());
+    client = await clientAsAllowedCallers(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, address, 'playground', 5000, { transport: testTransport() });
+    const asGateway = grpcChannelSecurity((await tlsAs('gateway')).tls, 'playground');
+    raw = new playground.PlaygroundServiceClient(address, asGateway.credentials, asGateway.options);
   });
 
   afterAll(async () => {
@@ -174,7 +175,7 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
   }
 
   it('reports SERVING for "" and its service name', async () => {
-    const healthClient = promiseClient(health.HealthClient, health.HealthService, `127.0.0.1:${service.port}`, 'playground', 2000);
+    const healthClient = promiseClient(health.HealthClient, health.HealthService, `127.0.0.1:${service.port}`, 'playground', 2000, await tlsAs('gateway'));
     for (const name of ['', 'sandbox.playground.v1.PlaygroundService']) {
       await expect(healthClient.check({ service: name })).resolves.toEqual({ status: health.HealthCheckResponse_ServingStatus.SERVING });
     }

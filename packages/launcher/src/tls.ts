@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GrpcTls } from '@sandbox/runtime';
+import { createCertificateAuthority, writeTlsDirectory } from './certificates';
+
+/** Every identity `npm start` runs under: the processes it starts, and itself (its readiness checks). */
+export interface RunCertificates {
+  /** The GRPC_TLS_DIR of one process name. */
+  dirOf(name: string): string;
+  /** The launcher's own, for its health checks. */
+  launcher: GrpcTls;
+  /** Removes the directory (keys included) when the launcher ends, unless it was given (GRPC_TLS_RUN_DIR). */
+  remove(): void;
+}
+
+/**
+ * A CA and a certificate per process, made for this run only in a private
+ * temporary directory (0700, files 0600) and removed when the launcher ends
+ * (or in GRPC_TLS_RUN_DIR, kept, so `npm run start:<name>` can join the run):
+ * mutual TLS between the processes of `npm start` needs nothing from the
+ * person running it.
+ */
+export async function makeRunCertificates(names: readonly string[], refreshMs: number, keepIn?: string): Promise<RunCertificates> {
+  const root = keepIn ?? mkdtempSync(join(tmpdir(), 'sandbox-tls-'));
+  const ca = await createCertificateAuthority(30);
+  for (const name of [...names, 'launcher']) writeTlsDirectory(join(root, name), ca.cert, await ca.issue(name));
+  return {
+    dirOf: (name) => join(root, name),
+    launcher: { mode: 'mtls', dir: join(root, 'launcher'), refreshMs },
+    remove: () => keepIn === undefined && rmSync(root, { recursive: true, force: true }),
+  };
+}

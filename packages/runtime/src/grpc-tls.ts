@@ -1,0 +1,88 @@
+import { credentials, experimental, ServerCredentials, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import type { PeerCertificate } from 'node:tls';
+import { join } from 'node:path';
+
+/**
+ * Mutual TLS between the sandbox's processes (docs/security.md, "Between
+ * services"). Every process has a certificate whose identity is the URI SAN
+ * spiffe://training-sandbox/<name> (or, for certificates made by tools that
+ * cannot write URI SANs, such as helm's genSignedCert, the common name), and
+ * trusts one CA. A server refuses a connection without a certificate from that
+ * CA; a client refuses a server whose certificate names another service than
+ * the one it meant to call. Who may call which RPC is the callers table's
+ * business (packages/contracts callers.ts), checked per call.
+ */
+export const SANDBOX_TRUST_DOMAIN = 'training-sandbox';
+
+/** A process's TLS directory: the layout of a Kubernetes TLS Secret (and of cert-manager's). */
+export const TLS_FILES = { ca: 'ca.crt', cert: 'tls.crt', key: 'tls.key' } as const;
+
+/** GRPC_TLS and GRPC_TLS_DIR, validated by each process's config (config.ts). */
+export type GrpcTls = { mode: 'mtls'; dir: string; refreshMs: number } | { mode: 'off' };
+
+/**
+ * One file watcher per directory for the whole process: the server and every
+ * channel share it, so a rotation is one read, seen by all of them. grpc-js
+ * re-reads the files every refreshMs and builds new TLS contexts from them;
+ * connections already open keep theirs, new ones take the new certificate.
+ */
+const providers = new Map<string, experimental.FileWatcherCertificateProvider>();
+function provider(tls: Extract<GrpcTls, { mode: 'mtls' }>): experimental.FileWatcherCertificateProvider {
+  const key = `${tls.dir}\n${tls.refreshMs}`;
+  let found = providers.get(key);
+  if (!found) {
+    found = new experimental.FileWatcherCertificateProvider({
+      caCertificateFile: join(tls.dir, TLS_FILES.ca),
+      certificateFile: join(tls.dir, TLS_FILES.cert),
+      privateKeyFile: join(tls.dir, TLS_FILES.key),
+      refreshIntervalMs: tls.refreshMs,
+    });
+    providers.set(key, found);
+  }
+  return found;
+}
+
+export function grpcServerCredentials(tls: GrpcTls): ServerCredentials {
+  if (tls.mode === 'off') return ServerCredentials.createInsecure();
+  const watcher = provider(tls);
+  return experimental.createCertificateProviderServerCredentials(watcher, watcher, true);
+}
+
+/**
+ * Credentials and channel options for calling `peer` (a service name). The
+ * server's certificate must carry that service's identity; its host name is
+ * not checked (callers dial loopback ports, pod IPs or headless Services, and
+ * the identity is what matters).
+ */
+export function grpcChannelSecurity(tls: GrpcTls, peer: string): { credentials: ChannelCredentials; options: ChannelOptions } {
+  if (tls.mode === 'off') return { credentials: credentials.createInsecure(), options: {} };
+  const watcher = provider(tls);
+  const verify = {
+    checkServerIdentity: (_host: string, cert: PeerCertificate): Error | undefined => {
+      const found = peerIdentity(cert);
+      return found === peer ? undefined : new Error(`the server's certificate is ${found ?? 'of no sandbox service'}, not ${peer}`);
+    },
+  };
+  return {
+    credentials: experimental.createCertificateProviderChannelCredentials(watcher, watcher, verify),
+    // The name sent in SNI and checked by checkServerIdentity's caller: the service's, not the address's.
+    options: { 'grpc.ssl_target_name_override': peer },
+  };
+}
+
+const SPIFFE_PREFIX = `spiffe://${SANDBOX_TRUST_DOMAIN}/`;
+
+/** The sandbox identity a certificate proves: its spiffe://training-sandbox/<name> URI SAN, else its CN; undefined for none. */
+export function peerIdentity(cert: PeerCertificate | null | undefined): string | undefined {
+  if (!cert || Object.keys(cert).length === 0) return undefined;
+  const uris = (cert.subjectaltname ?? '')
+    .split(', ')
+    .filter((entry) => entry.startsWith('URI:'))
+    .map((entry) => entry.slice(4));
+  if (uris.length > 0) {
+    const ours = uris.find((uri) => uri.startsWith(SPIFFE_PREFIX));
+    return ours ? ours.slice(SPIFFE_PREFIX.length) : undefined;
+  }
+  const cn = cert.subject?.CN;
+  return typeof cn === 'string' && cn !== '' ? cn : undefined;
+}
