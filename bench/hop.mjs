@@ -17,7 +17,10 @@
 // node:http signing an RS256 token of the same claims per request) shows by
 // how much. Likewise the data page's by rendering it (JSON of 50 rows and its
 // ETag): a "rendering" baseline (bare node:http calling the data service's
-// renderPage per request) shows that ceiling.
+// renderPage per request) shows that ceiling. A third sandbox runs the stream
+// transport without mutual TLS between the processes (GRPC_TLS=off, the
+// "plaintext" target): the stream sandbox over plaintext is what mutual TLS
+// costs per request (target: at least 0.9, issue #31).
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -31,6 +34,8 @@ const connections = numberArg('connections', 16);
 /** An unrecorded first round: the JIT of every process needs it. */
 const WARMUP_SECONDS = 2;
 const TARGET_VS_BARE = 0.25;
+/** Mutual TLS between the processes may cost at most a tenth of the requests per second. */
+const TARGET_MTLS_VS_PLAINTEXT = 0.9;
 
 /** More HMAC requests per second than either transport reaches here: sizes the apps, so signatures never run out. */
 const HMAC_MAX_RPS = 15_000;
@@ -129,14 +134,16 @@ const memoryMiB = (pids) => Object.fromEntries(Object.entries(pids).map(([name, 
 const hmacSeconds = WARMUP_SECONDS + rounds * duration;
 const appsPerSandbox = Math.ceil((hmacSeconds * HMAC_MAX_RPS) / (2 * HMAC_SKEW_SECONDS + 1) / APPS_PER_USER) * APPS_PER_USER;
 
-const sandboxEnv = (transport) => ({ DATA_PAGE_CACHE_MB: '0', GRPC_TRANSPORT: transport });
+const sandboxEnv = (transport, tls = 'on') => ({ DATA_PAGE_CACHE_MB: '0', GRPC_TRANSPORT: transport, GRPC_TLS: tls });
 const stream = await startSandbox(sandboxEnv('stream'));
 let unary;
+let plaintext;
 let bare;
 try {
   unary = await startSandbox(sandboxEnv('unary'));
-  const [streamSystem, unarySystem] = await Promise.all([stream, unary].map((sandbox) => sandboxRoutes(sandbox, appsPerSandbox)));
-  const systems = { stream: streamSystem, unary: unarySystem };
+  plaintext = await startSandbox(sandboxEnv('stream', 'off'));
+  const [streamSystem, unarySystem, plaintextSystem] = await Promise.all([stream, unary, plaintext].map((sandbox) => sandboxRoutes(sandbox, appsPerSandbox)));
+  const systems = { stream: streamSystem, unary: unarySystem, plaintext: plaintextSystem };
   const routeNames = Object.keys(systems.stream.routes);
 
   // The baseline answers what the gateway answered (with the stream transport) to the same request.
@@ -166,6 +173,7 @@ try {
       bare: (seconds) => measure(bare.url, bareRequest, bareProcess, seconds),
       stream: (seconds) => measureSandbox(systems.stream, name, seconds),
       unary: (seconds) => measureSandbox(systems.unary, name, seconds),
+      plaintext: (seconds) => measureSandbox(systems.plaintext, name, seconds),
       ...(name === 'token' ? { signing: (seconds) => measure(bare.url, { ...request, path: SIGNING_PATH }, bareProcess, seconds) } : {}),
       ...(name === 'data' ? { rendering: (seconds) => measure(bare.url, { ...request, path: RENDERING_PATH }, bareProcess, seconds) } : {}),
     };
@@ -200,8 +208,11 @@ try {
     ratios[`${name}StreamVsUnary`] = m.stream.rps / m.unary.rps;
     ratios[`${name}P99StreamVsUnary`] = m.stream.p99 / m.unary.p99;
     targetsSet[`${name}StreamVsBare`] = `>= ${TARGET_VS_BARE}`;
+    ratios[`${name}MtlsVsPlaintext`] = m.stream.rps / m.plaintext.rps;
     targetsSet[`${name}P99`] = 'stream <= unary';
+    targetsSet[`${name}MtlsVsPlaintext`] = `>= ${TARGET_MTLS_VS_PLAINTEXT}`;
     pass[name] = m.stream.rps / m.bare.rps >= TARGET_VS_BARE && m.stream.p99 <= m.unary.p99;
+    pass[`${name}Mtls`] = m.stream.rps / m.plaintext.rps >= TARGET_MTLS_VS_PLAINTEXT;
   }
   // Information only: how far RSA signing alone keeps the token route from the bare baseline.
   ratios.tokenSigningVsBare = medians.token.signing.rps / medians.token.bare.rps;
@@ -225,12 +236,12 @@ try {
     ratios,
     targets: targetsSet,
     pass,
-    memoryMiBAtEnd: { bare: memoryMiB(bareProcess), stream: memoryMiB(stream.processes()), unary: memoryMiB(unary.processes()) },
+    memoryMiBAtEnd: { bare: memoryMiB(bareProcess), stream: memoryMiB(stream.processes()), unary: memoryMiB(unary.processes()), plaintext: memoryMiB(plaintext.processes()) },
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, `bench/results/hop-${report.when.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
   console.log(JSON.stringify(report, null, 2));
 } finally {
   bare?.child.kill();
-  await Promise.all([stream.stop(), unary?.stop()]);
+  await Promise.all([stream.stop(), unary?.stop(), plaintext?.stop()]);
 }

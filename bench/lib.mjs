@@ -21,8 +21,26 @@ export function freePort() {
   });
 }
 
-/** The sandbox as `npm start` runs it, on free ports; resolves once ready. */
+/**
+ * The sandbox as `npm start` runs it, on free ports; resolves once ready.
+ * The launcher picks its extra replicas' ports from the kernel's ephemeral
+ * range, where another process (a test beside this one, an outgoing
+ * connection) may take one before the replica binds it; the replica then
+ * exits with EADDRINUSE and the start fails. Only that is tried again, with
+ * fresh ports, as test/support/system.ts does.
+ */
 export async function startSandbox(extraEnv = {}) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSandboxOnce(extraEnv);
+    } catch (error) {
+      const log = error.logFile ? readFileSync(error.logFile, 'utf8') : '';
+      if (attempt >= 3 || !/EADDRINUSE/.test(log)) throw error;
+    }
+  }
+}
+
+async function startSandboxOnce(extraEnv) {
   const ports = {};
   for (const name of ['PORT', 'IDENTITY_GRPC_PORT', 'OAUTH_GRPC_PORT', 'DATA_GRPC_PORT', 'PLAYGROUND_GRPC_PORT']) ports[name] = String(await freePort());
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', ...ports, ...extraEnv };
@@ -38,7 +56,7 @@ export async function startSandbox(extraEnv = {}) {
   child.once('exit', () => (exited = true));
   let out = '';
   while (!out.includes('Training Sandbox is ready at')) {
-    if (exited) throw new Error(`launcher exited before ready; see ${logFile}`);
+    if (exited) throw Object.assign(new Error(`launcher exited before ready; see ${logFile}`), { logFile });
     await new Promise((r) => setTimeout(r, 10));
     out = readFileSync(logFile, 'utf8');
   }

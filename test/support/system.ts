@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { GrpcTls } from '@sandbox/runtime';
 import { AnswerLog, unwatchAnswers, watchAnswers } from './answer-log';
 import { freePort } from './ports';
 import { testTransport } from './transport';
@@ -38,6 +39,8 @@ export interface RunningSystem {
   stopService(name: ServiceName): Promise<void>;
   /** Start one service again, alone, with the system's environment (as `npm run start:<name>` would). */
   startService(name: ServiceName): Promise<void>;
+  /** What promiseClient takes to call this system's services as `name` (the launcher's certificate for it). */
+  tlsAs(name: string): { tls: GrpcTls };
   stop(): Promise<void>;
 }
 
@@ -154,6 +157,7 @@ async function startSystemOnce(extraEnv: NodeJS.ProcessEnv, options: number | Sy
       process.kill(pids[name], 'SIGTERM');
       await waitExit(pids[name]);
     },
+    tlsAs: (name) => ({ tls: { mode: 'mtls', dir: join(env.GRPC_TLS_RUN_DIR!, name), refreshMs: 60_000 } }),
     async startService(name) {
       const child = spawn(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout.on('data', collect);

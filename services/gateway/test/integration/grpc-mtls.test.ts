@@ -1,7 +1,7 @@
 import { credentials, type Client, type ServiceDefinition } from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { callers, data, health, identity, oauth, playground } from '@sandbox/contracts';
-import { GrpcStatus, promiseClient, type GrpcTls, type GrpcTransport, type PromiseClient } from '@sandbox/runtime';
+import { GrpcStatus, promiseClient, type GrpcTransport, type PromiseClient } from '@sandbox/runtime';
 import { createCertificateAuthority, writeTlsDirectory } from '../../../../packages/launcher/src/certificates';
 import { freePort, startSystem, type RunningSystem } from '@sandbox/testing';
 import { mkdtempSync } from 'node:fs';
@@ -30,7 +30,6 @@ let ports: Record<string, number>;
 let dataHealthPort: number;
 const open: { close(): void }[] = [];
 
-const tlsOf = (name: string): GrpcTls => ({ mode: 'mtls', dir: join(system.env.GRPC_TLS_RUN_DIR!, name), refreshMs: 60_000 });
 
 /** The request message with every field at its default, as the service would decode an empty one. */
 const emptyRequest = (definition: ServiceDefinition[string]) => definition.requestDeserialize(Buffer.alloc(0)) as object;
@@ -72,7 +71,7 @@ describe.each(TRANSPORTS)('every RPC of every service, over the %s transport', (
     const outcomes: string[] = [];
     const expected: string[] = [];
     for (const caller of IDENTITIES) {
-      const client = promiseClient(service.Ctor as never, service.definition, `127.0.0.1:${service.port()}`, service.name, 5000, { tls: tlsOf(caller) }, { transport }) as PromiseClient<Client>;
+      const client = promiseClient(service.Ctor as never, service.definition, `127.0.0.1:${service.port()}`, service.name, 5000, system.tlsAs(caller), { transport }) as PromiseClient<Client>;
       open.push(client);
       for (const [method, definition] of Object.entries(service.definition)) {
         const allowed = (callers.CALLERS_BY_PATH.get(definition.path) ?? []).includes(caller as callers.Caller);

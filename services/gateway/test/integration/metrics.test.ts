@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createLogger } from '@sandbox/runtime';
 import {
   apiRequest,
   createApp,
@@ -11,10 +10,8 @@ import {
   type CreatedApp,
   type RunningSystem,
 } from '@sandbox/testing';
-import type { BackendClients } from '../../src/clients';
-import { loadGatewayConfig } from '../../src/config';
 import { UNMATCHED } from '../../src/http/server';
-import { buildRoutes } from '../../src/routes';
+import { routeTable } from '../../src/openapi/offline-document';
 
 jest.setTimeout(120_000);
 
@@ -95,18 +92,9 @@ function value(exposition: Exposition, name: string, labels: Record<string, stri
   return found[0].value;
 }
 
-/** Every route pattern the gateway serves, as its rows declare them (built without a server, as the hostile-inputs test does). */
+/** Every route pattern the gateway serves, as its rows declare them (built without a server). */
 function routePatterns(): Set<string> {
-  const rows = buildRoutes({
-    config: loadGatewayConfig({}),
-    logger: createLogger('test', 'silent'),
-    clients: {} as BackendClients,
-    describeAuth: () => [],
-    isDraining: () => false,
-    runBatch: () => Promise.reject(new Error('not served here')),
-    screenFields: () => ({ write: () => undefined, end: () => undefined }),
-  });
-  return new Set(rows.map((row) => row.path));
+  return new Set(routeTable().map((row) => row.path));
 }
 
 const REDIRECT = 'http://127.0.0.1:9/callback';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { health } from '@sandbox/contracts';
 import { promiseClient } from '@sandbox/runtime';
-import { eventually, freePort, rawRequest, startSystem, tlsAs, type RawResponse, type RunningSystem } from '@sandbox/testing';
+import { eventually, freePort, rawRequest, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
 
 jest.setTimeout(120_000);
 
@@ -41,7 +41,7 @@ describe('a service replica killed under load', () => {
       return [...text.matchAll(/^sandbox_grpc_server_calls_total\{[^}]*method="Echo"[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
     };
     echoesServed = async () => [await served(system.metricsUrls!.playground), await served(`http://127.0.0.1:${otherMetrics}/metrics`)];
-    const probe = promiseClient(health.HealthClient, health.HealthService, `127.0.0.1:${other}`, 'playground', 1000, await tlsAs('gateway'));
+    const probe = promiseClient(health.HealthClient, health.HealthService, `127.0.0.1:${other}`, 'playground', 1000, system.tlsAs('gateway'));
     try {
       await eventually(
         () => probe.check({ service: '' }).catch(() => undefined),

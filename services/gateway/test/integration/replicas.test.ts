@@ -101,7 +101,7 @@ describe('REPLICAS=2 runs two processes of everything', () => {
     // The launcher says how to start that replica again (its own port, the address lists), never printing the keys it made.
     const said = await eventually(async () => system.output(), (out) => out.includes('launcher: data#2 exited'), 10_000);
     const hint = /launcher: data#2 exited .*/.exec(said.value)![0];
-    expect(hint).toMatch(/Start it again with: .*DATA_GRPC_PORT=\d+ npm run start:data \(after setting (PAGE_TOKEN_KEY|JWT_SIGNING_KEY) and (PAGE_TOKEN_KEY|JWT_SIGNING_KEY), which this run made up, for every replica\)/);
+    expect(hint).toMatch(/Start it again with: .*DATA_GRPC_PORT=\d+ GRPC_TLS_DIR=\S+\/data npm run start:data \(after setting (PAGE_TOKEN_KEY|JWT_SIGNING_KEY) and (PAGE_TOKEN_KEY|JWT_SIGNING_KEY), which this run made up, for every replica\)/);
     expect(hint).not.toMatch(/PAGE_TOKEN_KEY=|JWT_SIGNING_KEY=/);
   });
 });

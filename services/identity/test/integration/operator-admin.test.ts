@@ -140,6 +140,9 @@ describe('operator RPCs', () => {
 
     await a.adminSetUserDisabled({ actor: CLI, userId: learner.user.id, disabled: false });
     await until(async () => (await b.verifyApiKey({ apiKey: issued.apiKey! })).check?.ok === true);
+    // b remembers each lookup for up to 500 ms, by API key and by App ID apart: the App ID's entry, made
+    // after the API key's above, may outlive it by as much as the machine was slow in between.
+    await until(async () => (await b.getSigningKey({ appId: app.appId })).active);
     expect(await b.getSigningKey({ appId: app.appId })).toMatchObject({ active: true, apiKey: issued.apiKey });
     expect((await b.verifySession({ token: learner.token })).user?.id).toBe(learner.user.id);
     expect((await b.login({ email: learner.email, password: PASSWORD, clientAddress: anAddress() })).user?.id).toBe(learner.user.id);
