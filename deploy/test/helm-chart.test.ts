@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { createHash, createPrivateKey } from 'node:crypto';
+import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
+import { connect, createServer, type TLSSocket } from 'node:tls';
 import { parseAllDocuments } from 'yaml';
+import { peerIdentity } from '@sandbox/runtime';
 
 // Renders the chart with the real helm (built into .tools by scripts/lib/helm.sh)
 // and checks what a cluster would receive: hardening, probes, the network model,
@@ -28,6 +30,10 @@ const KUBERNETES_VERSION = '1.37.0';
 const RELEASE = 'ts';
 const PREFIX = `${RELEASE}-training-sandbox`;
 const GRPC_SERVICES = { identity: 50051, oauth: 50052, data: 50053, playground: 50054 } as const;
+/** Each gRPC service's plaintext grpc.health.v1 port, for the kubelet's probes (values.yaml; compose uses the same). */
+const HEALTH_PORTS = { identity: 50061, oauth: 50062, data: 50063, playground: 50064 } as const;
+/** Where every process finds its certificate (GRPC_TLS_DIR). */
+const GRPC_TLS_DIR = '/run/sandbox-tls';
 const SERVICES = ['gateway', ...Object.keys(GRPC_SERVICES)] as const;
 const SECRET_KEYS = ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'PAGE_TOKEN_KEY', 'JWT_SIGNING_KEY'];
 const GENERATED_KEYS = ['CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY', 'PAGE_TOKEN_KEY', 'JWT_SIGNING_KEY'];
@@ -70,7 +76,7 @@ function renderText(args: string[] = [], chart = CHART): string {
 }
 
 /** kubernetes-validate --strict over rendered manifests: its exit status, ERROR lines, kinds without a schema (but the ServiceMonitor), and how many passed. */
-function validateOffline(rendered: string, label: string) {
+function validateOffline(rendered: string, label: string, crds: string[] = []) {
   const file = join(helmHome, `rendered-${label.replace(/\W+/g, '-')}.yaml`);
   writeFileSync(file, rendered);
   const result = spawnSync(KUBERNETES_VALIDATE, ['--strict', '--kubernetes-version', KUBERNETES_VERSION, file], { encoding: 'utf8' });
@@ -79,7 +85,7 @@ function validateOffline(rendered: string, label: string) {
   return {
     status: result.status,
     errors: lines.filter((line) => line.startsWith('ERROR')),
-    unknown: lines.filter((line) => /Couldn't find schema/.test(line) && !/kind ServiceMonitor /.test(line)),
+    unknown: lines.filter((line) => /Couldn't find schema/.test(line) && !['ServiceMonitor', ...crds].some((kind) => line.includes(`kind ${kind} `))),
     passed: lines.filter((line) => / passed for resource /.test(line)).length,
   };
 }
@@ -205,15 +211,36 @@ describe.each([
     }
   });
 
-  it('when rendered, then every gRPC service is probed over grpc.health.v1 for "" on its own port', () => {
+  it('when rendered, then every gRPC service is probed over grpc.health.v1 on its plaintext health port (the gRPC port wants a client certificate)', () => {
     for (const [service, port] of Object.entries(GRPC_SERVICES)) {
       const c = containerOf(manifests, service);
-      expect(c.ports.filter((p: Manifest) => p.name !== 'metrics')).toEqual([{ name: 'grpc', containerPort: port, protocol: 'TCP' }]);
+      const healthPort = HEALTH_PORTS[service as keyof typeof HEALTH_PORTS];
+      expect(c.ports.filter((p: Manifest) => p.name !== 'metrics')).toEqual([
+        { name: 'grpc', containerPort: port, protocol: 'TCP' },
+        { name: 'grpc-health', containerPort: healthPort, protocol: 'TCP' },
+      ]);
+      expect(envOf(c)[`${service.toUpperCase()}_HEALTH_PORT`]?.value).toBe(String(healthPort));
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
         // Every probe asks whether this replica answers and is not draining, whatever its store does (docs/deployment.md, Health).
         const healthName = 'liveness';
-        expect({ service, probe, grpc: c[probe]?.grpc }).toEqual({ service, probe, grpc: { port, service: healthName } });
+        expect({ service, probe, grpc: c[probe]?.grpc }).toEqual({ service, probe, grpc: { port: healthPort, service: healthName } });
       }
+    }
+  });
+
+  it('when rendered, then no NetworkPolicy admits any pod to a health port (the kubelet probes from the node)', () => {
+    const admitted = ofKind(manifests, 'NetworkPolicy').flatMap((p) => (p.spec.ingress ?? []).flatMap((rule: Manifest) => (rule.ports ?? []).map((port: Manifest) => port.port)));
+    for (const port of Object.values(HEALTH_PORTS)) expect(admitted).not.toContain(port);
+  });
+
+  it('when rendered, then every process (the gateway too) talks mutual TLS with the certificate of its own Secret, mounted read-only at GRPC_TLS_DIR', () => {
+    for (const service of SERVICES) {
+      const pod = deployment(manifests, service).spec.template.spec;
+      const env = envOf(pod.containers[0]);
+      expect({ service, tls: env.GRPC_TLS?.value, dir: env.GRPC_TLS_DIR?.value }).toEqual({ service, tls: 'on', dir: GRPC_TLS_DIR });
+      const volume = pod.volumes.find((v: Manifest) => v.name === 'grpc-tls');
+      expect({ service, secret: volume?.secret?.secretName }).toEqual({ service, secret: expect.stringMatching(new RegExp(`-${service}-grpc-tls$`)) });
+      expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'grpc-tls', mountPath: GRPC_TLS_DIR, readOnly: true });
     }
   });
 
@@ -457,6 +484,32 @@ describe('generated keys across an upgrade (lookup simulated)', () => {
     expect(annotations(upgraded)).toEqual(annotations(installed));
   });
 
+  it('when the chart is upgraded, then the CA and every process\'s certificate are kept', () => {
+    const tlsSecrets = ofKind(installed, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls').map((secret) => secret.metadata.name);
+    expect(tlsSecrets).toHaveLength(SERVICES.length + 1);
+    for (const name of tlsSecrets) expect({ name, data: named(upgraded, 'Secret', name).data }).toEqual({ name, data: named(installed, 'Secret', name).data });
+  });
+
+  it('when one process\'s certificate Secret is gone at the upgrade, then a new one is made from the kept CA and only that process\'s pods roll', () => {
+    const recorded = JSON.parse(readFileSync(join(copy, 'recorded-secrets.json'), 'utf8')) as Record<string, unknown>;
+    const lost = mkdtempSync(join(tmpdir(), 'chart-lookup-lost-'));
+    try {
+      cpSync(copy, lost, { recursive: true });
+      delete recorded[`${PREFIX}-data-grpc-tls`];
+      writeFileSync(join(lost, 'recorded-secrets.json'), JSON.stringify(recorded));
+      const reissued = render([], lost);
+      const data = secretData(reissued, `${PREFIX}-data-grpc-tls`);
+      const before = secretData(installed, `${PREFIX}-data-grpc-tls`);
+      expect(data['tls.crt']).not.toBe(before['tls.crt']);
+      expect(data['ca.crt']).toBe(before['ca.crt']);
+      expect(new X509Certificate(data['tls.crt']!).verify(new X509Certificate(data['ca.crt']!).publicKey)).toBe(true);
+      expect(podAnnotations(reissued, 'data')['checksum/grpc-tls']).not.toBe(podAnnotations(upgraded, 'data')['checksum/grpc-tls']);
+      for (const service of SERVICES.filter((s) => s !== 'data')) expect(podAnnotations(reissued, service)).toEqual(podAnnotations(upgraded, service));
+    } finally {
+      rmSync(lost, { recursive: true, force: true });
+    }
+  });
+
   it('when a key is then given in the values, then it replaces the kept one and only the pods reading it roll', () => {
     const given = render(['--set-string', `secrets.values.PAGE_TOKEN_KEY=${'cd'.repeat(32)}`], copy);
     expect(secretData(given, `${PREFIX}-secrets`).PAGE_TOKEN_KEY).toBe('cd'.repeat(32));
@@ -554,7 +607,8 @@ describe('stores brought by the team (stores.mode external) or none (memory)', (
   it('when memory, then no store, no store URL and no store egress are rendered, and keys are still generated for every replica to share', () => {
     const manifests = render(['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.data.replicas=3']);
     expect(ofKind(manifests, 'StatefulSet')).toEqual([]);
-    expect(ofKind(manifests, 'Secret').map((s) => s.metadata.name)).toEqual([`${PREFIX}-secrets`]);
+    // The keys, and the certificates of mutual TLS between the processes; nothing for stores.
+    expect(ofKind(manifests, 'Secret').filter((s) => s.type !== 'kubernetes.io/tls').map((s) => s.metadata.name)).toEqual([`${PREFIX}-secrets`]);
     for (const service of ['gateway', 'identity', 'oauth']) {
       const env = envOf(containerOf(manifests, service));
       expect({ service, mongo: env.MONGO_URL, redis: env.REDIS_URL }).toEqual({ service, mongo: undefined, redis: undefined });
@@ -696,8 +750,8 @@ describe('the chart with production values (HPA, Ingress, existingSecret)', () =
     });
   });
 
-  it('when existingSecret is set, then no Secret is rendered and the pods read the named one', () => {
-    expect(ofKind(manifests, 'Secret')).toEqual([]);
+  it('when existingSecret is set, then no keys Secret is rendered (only the generated certificates) and the pods read the named one', () => {
+    expect(ofKind(manifests, 'Secret').filter((s) => s.type !== 'kubernetes.io/tls')).toEqual([]);
     expect(envOf(containerOf(manifests, 'oauth')).REDIS_URL?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-secrets', key: 'REDIS_URL' });
     expect(envOf(containerOf(manifests, 'oauth')).JWT_SIGNING_KEY?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-secrets', key: 'JWT_SIGNING_KEY' });
   });
@@ -908,6 +962,8 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
     'sandbox-stores/redis-password',
   ];
   const OPTIONAL_KEY = 'sandbox-secrets/SSO_CLIENT_SECRET';
+  /** Each process's certificate, from a TLS Secret you made (mounted, not read into variables). */
+  const TLS_KEYS = SERVICES.flatMap((service) => ['ca.crt', 'tls.crt', 'tls.key'].map((key) => `sandbox-${service}-grpc-tls/${key}`)).sort();
   let text: string;
   let manifests: Manifest[];
   beforeAll(() => {
@@ -923,6 +979,9 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
 
   it('when every secret is supplied, then the chart renders no Secret and its pods read exactly the documented keys of the two named Secrets', () => {
     expect(ofKind(manifests, 'Secret')).toEqual([]);
+    // And mount each its own TLS Secret, whole, and no other.
+    const mounted = podSpecs(manifests).flatMap(({ name, pod }) => (pod.volumes ?? []).filter((v: Manifest) => v.secret).map((v: Manifest) => `${name} ${v.secret.secretName}`));
+    expect(mounted.sort()).toEqual(SERVICES.map((service) => `${PREFIX}-${service} sandbox-${service}-grpc-tls`).sort());
     expect(secretKeyRefs(manifests)).toEqual([...REQUIRED_KEYS, OPTIONAL_KEY].sort());
     const optional = podSpecs(manifests).flatMap(({ pod }) => pod.containers.flatMap((c: Container) => (c.env ?? []).filter((e: Manifest) => e.valueFrom?.secretKeyRef?.optional)));
     expect(optional.map((e: Manifest) => `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`)).toEqual([OPTIONAL_KEY]);
@@ -934,11 +993,16 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
     const gitops = section.slice(0, section.indexOf('\n### ', 1));
     expect(gitops).toContain('### Argo CD / Flux (GitOps)');
     const created: string[] = [];
-    for (const command of gitops.split(/\n\s*\n/).filter((block) => block.includes('create secret generic'))) {
-      const secret = /create secret generic (\S+)/.exec(command)![1]!;
-      for (const [, key] of command.matchAll(/--from-(?:literal|file)=([A-Za-z0-9_.-]+)=/g)) created.push(`${secret}/${key}`);
+    for (const block of gitops.split(/\n\s*\n/).filter((b) => b.includes('create secret generic'))) {
+      // A `for name in a b c; do … done` loop: its body once per name.
+      const loop = /for (\w+) in ([^;]+); do([\s\S]*?)done/.exec(block);
+      const commands = loop ? loop[2]!.trim().split(/\s+/).map((value) => loop[3]!.replaceAll(`$${loop[1]}`, value).replaceAll(`\${${loop[1]}}`, value)) : [block];
+      for (const command of commands) {
+        const secret = /create secret generic "?([^\s"]+)"?/.exec(command)![1]!;
+        for (const [, key] of command.matchAll(/--from-(?:literal|file)=([A-Za-z0-9_.-]+)=/g)) created.push(`${secret}/${key}`);
+      }
     }
-    expect(created.sort()).toEqual(REQUIRED_KEYS);
+    expect(created.sort()).toEqual([...REQUIRED_KEYS, ...TLS_KEYS].sort());
   });
 
   it("when the stores' passwords come from your Secret, then each service builds its store URL in the pod from the password variable defined before it, the same URL the chart's own Secret would hold", () => {
@@ -986,6 +1050,7 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
         const copy = structuredClone(m);
         if (copy.kind === 'Secret') delete copy.data;
         delete copy.spec?.template?.metadata?.annotations?.['checksum/secrets'];
+        delete copy.spec?.template?.metadata?.annotations?.['checksum/grpc-tls'];
         return copy;
       });
     const [first, second] = [render(), render()];
@@ -1000,6 +1065,248 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
     const { status, stderr } = helmTemplate([...args, '--set', 'stores.existingSecret=sandbox-stores']);
     expect(status).not.toBe(0);
     expect(stderr).toContain('/stores/existingSecret');
+  });
+});
+
+/** The install notes as helm prints them after an install (helm template does not): NOTES.txt through tpl in a copy of the chart. */
+function renderNotes(args: string[]): string {
+  const copy = mkdtempSync(join(tmpdir(), 'chart-notes-'));
+  try {
+    cpSync(CHART, copy, { recursive: true });
+    cpSync(join(CHART, 'templates', 'NOTES.txt'), join(copy, 'notes.txt'));
+    writeFileSync(
+      join(copy, 'templates', 'zz-notes.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ tpl (.Files.Get "notes.txt") . | quote }}\n',
+    );
+    return named(render(args, copy), 'ConfigMap', 'notes').data.notes as string;
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A TLS handshake as the processes make it (grpc-js runs on node:tls): the
+ * server asks for a client certificate from its CA, the client checks the
+ * server's identity (peerIdentity, the runtime's) instead of a host name.
+ * Resolves to the identity each side saw, or rejects with the handshake's error.
+ */
+async function handshake(server: Record<string, string>, client: Record<string, string>, expectServer: string): Promise<{ serverSaw?: string; clientSaw?: string }> {
+  const tlsServer = createServer({ ca: server['ca.crt'], cert: server['tls.crt'], key: server['tls.key'], requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.3' });
+  let serverSaw: string | undefined;
+  tlsServer.on('secureConnection', (socket: TLSSocket) => {
+    serverSaw = peerIdentity(socket.getPeerCertificate());
+    socket.end();
+  });
+  tlsServer.on('tlsClientError', () => undefined);
+  await new Promise<void>((done) => tlsServer.listen(0, '127.0.0.1', done));
+  const { port } = tlsServer.address() as { port: number };
+  try {
+    const clientSaw = await new Promise<string | undefined>((resolve, reject) => {
+      const socket = connect({
+        host: '127.0.0.1',
+        port,
+        ca: client['ca.crt'],
+        cert: client['tls.crt'],
+        key: client['tls.key'],
+        servername: expectServer,
+        checkServerIdentity: (_host, cert) => (peerIdentity(cert) === expectServer ? undefined : new Error(`the server is ${peerIdentity(cert)}, not ${expectServer}`)),
+      });
+      socket.on('secureConnect', () => resolve(peerIdentity(socket.getPeerCertificate())));
+      socket.on('error', reject);
+      socket.on('data', () => undefined);
+    });
+    // TLS 1.3: the server sees the client's certificate once the client's first flight arrives.
+    for (let i = 0; i < 50 && serverSaw === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    return { serverSaw, clientSaw };
+  } finally {
+    tlsServer.close();
+  }
+}
+
+describe('mutual TLS between the processes (grpcTls)', () => {
+  const tlsSecretName = (service: string) => `${PREFIX}-${service}-grpc-tls`;
+
+  describe('with certificates the chart generates (the default)', () => {
+    let manifests: Manifest[];
+    beforeAll(() => {
+      manifests = render();
+    });
+
+    it('when rendered, then there is one CA Secret and one kubernetes.io/tls Secret per process, each with ca.crt, tls.crt and tls.key', () => {
+      const tls = ofKind(manifests, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls');
+      expect(tls.map((secret) => secret.metadata.name).sort()).toEqual([`${PREFIX}-grpc-ca`, ...SERVICES.map(tlsSecretName)].sort());
+      for (const service of SERVICES) expect(Object.keys(named(manifests, 'Secret', tlsSecretName(service)).data).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
+      // The CA's key is in its own Secret, which no pod mounts.
+      const mounted = podSpecs(manifests).flatMap(({ pod }) => (pod.volumes ?? []).map((v: Manifest) => v.secret?.secretName).filter(Boolean));
+      expect(mounted).not.toContain(`${PREFIX}-grpc-ca`);
+    });
+
+    it('when the certificates are parsed, then one CA signed every process\'s certificate, whose common name is the process and whose key matches it', () => {
+      const ca = new X509Certificate(secretData(manifests, `${PREFIX}-grpc-ca`)['tls.crt']!);
+      expect(ca.ca).toBe(true);
+      expect(ca.checkPrivateKey(createPrivateKey(secretData(manifests, `${PREFIX}-grpc-ca`)['tls.key']!))).toBe(true);
+      for (const service of SERVICES) {
+        const data = secretData(manifests, tlsSecretName(service));
+        expect(data['ca.crt']).toBe(ca.toString());
+        const leaf = new X509Certificate(data['tls.crt']!);
+        expect({ service, subject: leaf.subject, isCa: leaf.ca, signedByCa: leaf.verify(ca.publicKey), issuer: leaf.issuer }).toEqual({
+          service,
+          subject: `CN=${service}`,
+          isCa: false,
+          signedByCa: true,
+          issuer: ca.subject,
+        });
+        // No URI SAN (helm cannot write one), so the common name is the identity (docs/security.md).
+        expect(leaf.subjectAltName ?? '').not.toContain('URI:');
+        expect(leaf.keyUsage).toEqual(expect.arrayContaining(['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2'])); // server and client auth
+        expect(leaf.checkPrivateKey(createPrivateKey(data['tls.key']!))).toBe(true);
+        expect(new Date(leaf.validTo).getTime()).toBeGreaterThan(Date.now() + 365 * 86_400_000);
+      }
+    });
+
+    it('when the gateway calls identity with them, then each side proves the identity the services\' tables name; a certificate from another render\'s CA is refused', async () => {
+      const gateway = secretData(manifests, tlsSecretName('gateway'));
+      const identity = secretData(manifests, tlsSecretName('identity'));
+      expect(await handshake(identity, gateway, 'identity')).toEqual({ serverSaw: 'gateway', clientSaw: 'identity' });
+      // The client checks who answers: oauth's certificate is not identity's.
+      await expect(handshake(secretData(manifests, tlsSecretName('oauth')), gateway, 'identity')).rejects.toThrow(/the server is oauth, not identity/);
+      // A certificate from another CA (another release's): the client does not trust that server, and the server never completes a handshake with that client.
+      const stranger = secretData(render(), tlsSecretName('gateway'));
+      await expect(handshake(identity, stranger, 'identity')).rejects.toThrow();
+      const refused = await handshake(identity, { ...stranger, 'ca.crt': identity['ca.crt']! }, 'identity').catch(() => ({ serverSaw: undefined }));
+      expect(refused.serverSaw).toBeUndefined();
+    });
+
+    it('when rendered, then each pod carries a checksum of its own certificate only, so a new one rolls just that process', () => {
+      const sums = SERVICES.map((service) => podAnnotations(manifests, service)['checksum/grpc-tls']);
+      for (const sum of sums) expect(sum).toMatch(/^[0-9a-f]{64}$/);
+      expect(new Set(sums).size).toBe(SERVICES.length);
+    });
+
+    it('when the install notes are rendered, then they say mutual TLS is on and where the CA is', () => {
+      const notes = renderNotes([]);
+      expect(notes).toContain(`mutual TLS, with certificates the chart made from its own CA\n(${PREFIX}-grpc-ca)`);
+      expect(notes).not.toContain('WARNING');
+    });
+  });
+
+  describe('with Secrets you manage (grpcTls.existingSecrets)', () => {
+    const existing = SERVICES.flatMap((service) => ['--set', `grpcTls.existingSecrets.${service}=team-${service}-tls`]);
+
+    it('when every process is named, then no TLS Secret or CA is rendered and each pod mounts the one named for it', () => {
+      const manifests = render(existing);
+      expect(ofKind(manifests, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls')).toEqual([]);
+      for (const service of SERVICES) {
+        const pod = deployment(manifests, service).spec.template.spec;
+        expect(pod.volumes.find((v: Manifest) => v.name === 'grpc-tls').secret.secretName).toBe(`team-${service}-tls`);
+        expect(envOf(pod.containers[0]).GRPC_TLS_DIR?.value).toBe(GRPC_TLS_DIR);
+      }
+      expect(renderNotes(existing)).toContain('team-data-tls, team-gateway-tls, team-identity-tls, team-oauth-tls, team-playground-tls');
+    });
+
+    it('when validated offline against the Kubernetes API schemas, then every manifest is valid', () => {
+      const text = renderText(existing);
+      const { status, errors, unknown } = validateOffline(text, 'grpc-tls-existing');
+      expect({ status, errors, unknown }).toEqual({ status: 0, errors: [], unknown: [] });
+    });
+
+    it('when a process is left out, then the render fails naming it', () => {
+      const { status, stderr } = helmTemplate(existing.slice(0, -2));
+      expect(status).not.toBe(0);
+      expect(stderr).toContain('grpcTls.existingSecrets: name a TLS Secret for every process (gateway, identity, oauth, data, playground); missing: playground');
+    });
+
+    it('when cert-manager is named too, then the render fails', () => {
+      const { status, stderr } = helmTemplate([...existing, '--set', 'grpcTls.certManager.issuerRef.name=sandbox-ca']);
+      expect(status).not.toBe(0);
+      expect(stderr).toContain('grpcTls: set either existingSecrets or certManager.issuerRef, not both');
+    });
+  });
+
+  describe('with cert-manager (grpcTls.certManager.issuerRef)', () => {
+    const certManager = ['--set', 'grpcTls.certManager.issuerRef.name=sandbox-ca', '--set', 'grpcTls.certManager.issuerRef.kind=ClusterIssuer'];
+    let manifests: Manifest[];
+    let text: string;
+    beforeAll(() => {
+      text = renderText(certManager);
+      manifests = render(certManager);
+    });
+
+    it('when rendered, then each process has a Certificate naming it by URI SAN and common name, for server and client auth, written to the Secret its pods mount', () => {
+      const certificates = ofKind(manifests, 'Certificate');
+      expect(certificates.map((c) => c.metadata.name).sort()).toEqual(SERVICES.map(tlsSecretName).sort());
+      for (const service of SERVICES) {
+        const certificate = named(manifests, 'Certificate', tlsSecretName(service));
+        expect(certificate.apiVersion).toBe('cert-manager.io/v1');
+        expect(certificate.spec).toEqual({
+          secretName: tlsSecretName(service),
+          secretTemplate: { labels: expect.objectContaining(componentSelector(service)) },
+          commonName: service,
+          uris: [`spiffe://training-sandbox/${service}`],
+          dnsNames: [`${PREFIX}-${service}`, `${PREFIX}-${service}.sandbox.svc`],
+          duration: '2160h',
+          renewBefore: '720h',
+          privateKey: { algorithm: 'ECDSA', size: 256, encoding: 'PKCS8', rotationPolicy: 'Always' },
+          usages: ['digital signature', 'server auth', 'client auth'],
+          issuerRef: { name: 'sandbox-ca', kind: 'ClusterIssuer', group: 'cert-manager.io' },
+        });
+        const pod = deployment(manifests, service).spec.template.spec;
+        expect(pod.volumes.find((v: Manifest) => v.name === 'grpc-tls').secret.secretName).toBe(tlsSecretName(service));
+        // cert-manager renews in place and the process re-reads the files: a renewal must not roll the pods.
+        expect(podAnnotations(manifests, service)['checksum/grpc-tls']).toBeUndefined();
+      }
+      expect(ofKind(manifests, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls')).toEqual([]);
+    });
+
+    it('when the issuer kind and group are left out, then they are cert-manager\'s Issuer', () => {
+      const certificate = named(render(['--set', 'grpcTls.certManager.issuerRef.name=sandbox-ca']), 'Certificate', tlsSecretName('data'));
+      expect(certificate.spec.issuerRef).toEqual({ name: 'sandbox-ca', kind: 'Issuer', group: 'cert-manager.io' });
+    });
+
+    it('when validated offline against the Kubernetes API schemas, then every other manifest is valid (kubernetes-validate has no schema for the CRD; its fields are checked above)', () => {
+      const { status, errors, unknown, passed } = validateOffline(text, 'grpc-tls-cert-manager', ['Certificate']);
+      expect({ status, errors, unknown }).toEqual({ status: 0, errors: [], unknown: [] });
+      expect(passed).toBe(manifests.filter((m) => m.kind !== 'Certificate').length);
+    });
+  });
+
+  describe('switched off (grpcTls.enabled=false)', () => {
+    const off = ['--set', 'grpcTls.enabled=false'];
+
+    it('when rendered, then every process gets GRPC_TLS=off and no certificate, and the services are still probed on their health ports', () => {
+      const manifests = render(off);
+      expect(ofKind(manifests, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls')).toEqual([]);
+      for (const service of SERVICES) {
+        const pod = deployment(manifests, service).spec.template.spec;
+        const env = envOf(pod.containers[0]);
+        expect({ service, tls: env.GRPC_TLS?.value, dir: env.GRPC_TLS_DIR }).toEqual({ service, tls: 'off', dir: undefined });
+        expect(pod.volumes.map((v: Manifest) => v.name)).not.toContain('grpc-tls');
+        expect(podAnnotations(manifests, service)['checksum/grpc-tls']).toBeUndefined();
+      }
+      for (const [service, port] of Object.entries(HEALTH_PORTS)) expect(containerOf(manifests, service).readinessProbe.grpc.port).toBe(port);
+    });
+
+    it('when the install notes are rendered, then they warn that every gRPC port answers anyone', () => {
+      expect(renderNotes(off)).toMatch(/WARNING: grpcTls\.enabled is false\. The processes call each other in plaintext and every\ngRPC port answers every RPC to anyone who can reach it/);
+    });
+  });
+
+  it.each([
+    ['enabled that is not a boolean', ['--set', 'grpcTls.enabled=maybe'], '/grpcTls/enabled'],
+    ['an unknown key', ['--set', 'grpcTls.mode=strict'], "additional properties 'mode' not allowed"],
+    ['a Secret for a process the sandbox does not have', ['--set', 'grpcTls.existingSecrets.billing=x'], "additional properties 'billing' not allowed"],
+    ['a Secret name Kubernetes refuses', ['--set', 'grpcTls.existingSecrets.data=Data_TLS'], '/grpcTls/existingSecrets/data'],
+    ['an issuer without its name', ['--set', 'grpcTls.certManager.issuerRef.kind=ClusterIssuer'], "at '/grpcTls/certManager/issuerRef': missing property 'name'"],
+    ['a duration cert-manager cannot read', ['--set', 'grpcTls.certManager.duration=90d'], '/grpcTls/certManager/duration'],
+    ['a validity of no days', ['--set', 'grpcTls.generated.validityDays=0'], '/grpcTls/generated/validityDays'],
+    ['a health port out of range', ['--set', 'services.data.healthPort=70000'], '/services/data/healthPort'],
+    ['a health port that is the gRPC port', ['--set', 'services.data.healthPort=50053'], 'services.data.healthPort (50053) must differ from its gRPC port and the metrics port'],
+    ['a health port that is the metrics port', ['--set', 'services.oauth.healthPort=9090'], 'services.oauth.healthPort (9090) must differ'],
+    ['a health port on the gateway', ['--set', 'services.gateway.healthPort=8086'], 'services.gateway.healthPort: the gateway speaks HTTP'],
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
+    const { status, stderr } = helmTemplate(args);
+    expect(status).not.toBe(0);
+    expect(stderr).toContain(message);
   });
 });
 
@@ -1092,9 +1399,10 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
 
   it('when extra volumes and mounts are set, then the pod has them beside /tmp and the service container mounts them', () => {
     for (const service of SERVICES) {
-      expect(pod(service).volumes.map((v: Manifest) => v.name)).toEqual(['tmp', 'corporate-ca']);
+      expect(pod(service).volumes.map((v: Manifest) => v.name)).toEqual(['tmp', 'grpc-tls', 'corporate-ca']);
       expect(pod(service).containers[0].volumeMounts).toEqual([
         { name: 'tmp', mountPath: '/tmp' },
+        { name: 'grpc-tls', mountPath: GRPC_TLS_DIR, readOnly: true },
         { name: 'corporate-ca', mountPath: '/etc/ssl/corporate', readOnly: true },
       ]);
     }

@@ -416,6 +416,36 @@ topologySpreadConstraints:
 {{- $_ := set $created $name $component -}}
 {{- end -}}
 {{- end -}}
+{{- $t := .Values.grpcTls -}}
+{{- if and $t.enabled $t.existingSecrets -}}
+{{- if $t.certManager.issuerRef.name -}}
+{{- fail "grpcTls: set either existingSecrets or certManager.issuerRef, not both" -}}
+{{- end -}}
+{{- $missing := list -}}
+{{- range $name, $_ := .Values.services -}}
+{{- if not (index $t.existingSecrets $name) -}}
+{{- $missing = append $missing $name -}}
+{{- end -}}
+{{- end -}}
+{{- if $missing -}}
+{{- fail (printf "grpcTls.existingSecrets: name a TLS Secret for every process (gateway, identity, oauth, data, playground); missing: %s" (join ", " $missing)) -}}
+{{- end -}}
+{{- end -}}
+{{- $topology := include "ts.topology" . | fromYaml -}}
+{{- if hasKey (.Values.services.gateway | default dict) "healthPort" -}}
+{{- fail "services.gateway.healthPort: the gateway speaks HTTP and is probed there; only the gRPC services have a health port" -}}
+{{- end -}}
+{{- range $name, $_ := .Values.services -}}
+{{- if eq (index $topology $name).protocol "grpc" -}}
+{{- $s := include "ts.settings" (dict "root" $ "name" $name) | fromYaml -}}
+{{- if not $s.healthPort -}}
+{{- fail (printf "services.%s.healthPort is required: the port its Kubernetes probes ask (plaintext grpc.health.v1 alone)" $name) -}}
+{{- end -}}
+{{- if or (eq (int $s.healthPort) (int $s.port)) (and $.Values.metrics.enabled (eq (int $s.healthPort) (int $.Values.metrics.port))) -}}
+{{- fail (printf "services.%s.healthPort (%d) must differ from its gRPC port and the metrics port" $name (int $s.healthPort)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- $body := .Values.ingress.maxBodySize -}}
 {{- if and (hasSuffix "m" (lower $body)) (lt (int (trimSuffix "m" (lower $body))) 26) -}}
 {{- fail (printf "ingress.maxBodySize (%s) must be at least 26m: uploads are up to 25 MiB plus their multipart framing" $body) -}}
@@ -447,5 +477,102 @@ haproxy.org/timeout-server: {{ printf "%ds" $timeout | quote }}
 haproxy.org/timeout-client: {{ printf "%ds" $timeout | quote }}
 {{- else if eq $i.controller "alb" -}}
 alb.ingress.kubernetes.io/load-balancer-attributes: {{ printf "idle_timeout.timeout_seconds=%d" $timeout | quote }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Mutual TLS between the processes (docs/security.md, "Between services").
+Where their certificates come from: "off" (grpcTls.enabled false),
+"existing" (grpcTls.existingSecrets: Secrets you manage), "certManager"
+(grpcTls.certManager.issuerRef: a cert-manager Certificate per process), or
+"generated" (the chart makes a CA and one certificate per process).
+*/}}
+{{- define "ts.grpcTlsSource" -}}
+{{- $t := .Values.grpcTls -}}
+{{- if not $t.enabled -}}off
+{{- else if $t.existingSecrets -}}existing
+{{- else if $t.certManager.issuerRef.name -}}certManager
+{{- else -}}generated
+{{- end -}}
+{{- end -}}
+
+{{/* Where each process finds its ca.crt, tls.crt and tls.key (GRPC_TLS_DIR). */}}
+{{- define "ts.grpcTlsDir" -}}/run/sandbox-tls{{- end -}}
+
+{{/*
+The TLS Secret one process mounts: (dict "root" $ "name" "identity"). The
+one you named in grpcTls.existingSecrets, else <fullname>-<name>-grpc-tls
+(rendered by the chart, or written there by cert-manager).
+*/}}
+{{- define "ts.grpcTlsSecretName" -}}
+{{- index .root.Values.grpcTls.existingSecrets .name | default (printf "%s-grpc-tls" (include "ts.componentName" .)) -}}
+{{- end -}}
+
+{{/* The Secret holding the chart's own CA (certificate and key), never mounted by a pod. */}}
+{{- define "ts.grpcCaSecretName" -}}
+{{- printf "%s-grpc-ca" (include "ts.fullname" .) -}}
+{{- end -}}
+
+{{/*
+The certificates the chart generates, as JSON {<secret name>: {key: base64}}:
+its CA's Secret (tls.crt, tls.key) and one kubernetes.io/tls Secret per
+process (ca.crt, tls.crt, tls.key; common name the process's name, which is
+its identity: helm cannot write the spiffe:// URI SAN cert-manager writes).
+Worked out once per render, kept on the root context, so the Secrets and the
+pods' checksum annotations see the same certificates. Kept across upgrades as
+the keys are: the CA as the cluster holds it (else a new one, ECDSA P-256);
+each process's certificate as the cluster holds it if the kept CA signed it
+(its ca.crt is that CA), else a new one from that CA. Delete a Secret and
+upgrade to have it made again.
+*/}}
+{{- define "ts.grpcTlsGenerated" -}}
+{{- if not (hasKey . "tsGrpcTlsGenerated") -}}
+{{- $root := . -}}
+{{- $days := int .Values.grpcTls.generated.validityDays -}}
+{{- $caSecret := include "ts.grpcCaSecretName" . -}}
+{{- $keptCa := include "ts.clusterSecretData" (dict "root" . "name" $caSecret) | fromYaml -}}
+{{- $ca := dict -}}
+{{- if and (index $keptCa "tls.crt") (index $keptCa "tls.key") -}}
+{{- $ca = buildCustomCert (index $keptCa "tls.crt") (index $keptCa "tls.key") -}}
+{{- else -}}
+{{- $ca = genCAWithKey "Training Sandbox internal CA" $days (genPrivateKey "ecdsa") -}}
+{{- end -}}
+{{- $caCrt := $ca.Cert | b64enc -}}
+{{- $data := dict $caSecret (dict "tls.crt" $caCrt "tls.key" ($ca.Key | b64enc)) -}}
+{{- range $name, $_ := .Values.services -}}
+{{- $ctx := dict "root" $root "name" $name -}}
+{{- $secret := include "ts.grpcTlsSecretName" $ctx -}}
+{{- $kept := include "ts.clusterSecretData" (dict "root" $root "name" $secret) | fromYaml -}}
+{{- if and (eq (index $kept "ca.crt" | default "") $caCrt) (index $kept "tls.crt") (index $kept "tls.key") -}}
+{{- $_ := set $data $secret (dict "ca.crt" $caCrt "tls.crt" (index $kept "tls.crt") "tls.key" (index $kept "tls.key")) -}}
+{{- else -}}
+{{- $host := include "ts.componentName" $ctx -}}
+{{- $dns := list $host (printf "%s.%s.svc" $host $root.Release.Namespace) -}}
+{{- $leaf := genSignedCertWithKey $name nil $dns $days $ca (genPrivateKey "ecdsa") -}}
+{{- $_ := set $data $secret (dict "ca.crt" $caCrt "tls.crt" ($leaf.Cert | b64enc) "tls.key" ($leaf.Key | b64enc)) -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set . "tsGrpcTlsGenerated" $data -}}
+{{- end -}}
+{{- toJson .tsGrpcTlsGenerated -}}
+{{- end -}}
+
+{{/*
+What one process's TLS Secret holds, as JSON {key: base64}, for its pods'
+checksum annotation: (dict "root" $ "name" "identity"). The chart's own as
+this render writes it; a Secret you manage as the cluster holds it now ({}
+under helm template); {} with cert-manager, which renews certificates in
+place (the processes re-read them, GRPC_TLS_REFRESH_MS), so a renewal rolls
+nothing.
+*/}}
+{{- define "ts.grpcTlsChecksumData" -}}
+{{- $source := include "ts.grpcTlsSource" .root -}}
+{{- $secret := include "ts.grpcTlsSecretName" . -}}
+{{- if eq $source "generated" -}}
+{{- index (include "ts.grpcTlsGenerated" .root | fromJson) $secret | toJson -}}
+{{- else if eq $source "existing" -}}
+{{- include "ts.clusterSecretData" (dict "root" .root "name" $secret) | fromYaml | toJson -}}
+{{- else -}}
+{{- dict | toJson -}}
 {{- end -}}
 {{- end -}}
