@@ -1,6 +1,8 @@
 // Container health check for docker compose; Kubernetes uses its own grpc and
 // httpGet probes instead. Exits 0 when healthy, 1 otherwise.
-//   node deploy/docker/healthcheck.cjs grpc <port>          grpc.health.v1 Check for "" is SERVING
+//   node deploy/docker/healthcheck.cjs grpc <port>          grpc.health.v1 Check for "" is SERVING, in
+//                                                           plaintext: the service's <NAME>_HEALTH_PORT (its
+//                                                           gRPC port wants a client certificate)
 //   node deploy/docker/healthcheck.cjs http <port> [path]   GET http://127.0.0.1:<port><path> is 2xx
 'use strict';
 

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,6 +31,12 @@ const KEYS_BY_SERVICE: Record<string, string[]> = {
   data: ['PAGE_TOKEN_KEY'],
 };
 const ALL_KEYS = Object.values(KEYS_BY_SERVICE).flat();
+/** The processes with a certificate in the keys volume, tls/<name>/ (the operators' CLI too). */
+const TLS_NAMES = [...SANDBOX, 'cli'];
+/** Each gRPC service's plaintext grpc.health.v1 port, which its healthcheck asks (the chart's values use the same). */
+const HEALTH_PORTS: Record<string, number> = { identity: 50061, oauth: 50062, data: 50063, playground: 50064 };
+/** `${VAR:-default}` as compose resolves it where VAR is not set. */
+const composeDefault = (value: string) => value.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
 
 describe('the Dockerfile', () => {
   const dockerfile = read('Dockerfile');
@@ -184,19 +191,39 @@ describe('docker-compose.yml', () => {
     const waitingForKeys = Object.keys(compose.services)
       .filter((name) => compose.services[name].depends_on?.keys?.condition === 'service_completed_successfully')
       .sort();
-    expect(waitingForKeys).toEqual(Object.keys(KEYS_BY_SERVICE).sort());
+    // Every process needs its certificate, so every one waits for it.
+    expect(waitingForKeys).toEqual([...SANDBOX].sort());
   });
 
-  it('when a service needs keys, then it mounts the keys read-only and loads its own file; no other service sees them', () => {
+  it('when a process starts, then it mounts the keys read-only and loads only its own keys file (if it has keys); the stores mount nothing of it', () => {
     for (const name of Object.keys(compose.services).filter((n) => n !== 'keys')) {
       const mounts = ((compose.services[name].volumes ?? []) as string[]).filter((volume) => volume.startsWith('sandbox-keys:'));
       const loads = ((compose.services[name].command ?? []) as string[]).filter((arg) => arg.startsWith('--env-file='));
-      if (KEYS_BY_SERVICE[name]) {
-        expect({ name, mounts, loads }).toEqual({ name, mounts: [`sandbox-keys:${KEYS_DIR}:ro`], loads: [`--env-file=${KEYS_DIR}/${name}.env`] });
-      } else {
-        expect({ name, mounts, loads }).toEqual({ name, mounts: [], loads: [] });
-      }
+      const expected = {
+        name,
+        mounts: SANDBOX.includes(name) ? [`sandbox-keys:${KEYS_DIR}:ro`] : [],
+        loads: KEYS_BY_SERVICE[name] ? [`--env-file=${KEYS_DIR}/${name}.env`] : [],
+      };
+      expect({ name, mounts, loads }).toEqual(expected);
     }
+  });
+
+  it('when the processes talk gRPC, then it is mutual TLS (unless GRPC_TLS=off is given from the shell), each with its own certificate from the keys volume', () => {
+    for (const name of SANDBOX) {
+      const env = environmentOf(name);
+      expect({ name, tls: env.GRPC_TLS, dir: env.GRPC_TLS_DIR }).toEqual({ name, tls: '${GRPC_TLS:-on}', dir: `${KEYS_DIR}/tls/${name}` });
+    }
+    expect(read('docker-compose.yml')).not.toMatch(/GRPC_TLS: "?off/);
+  });
+
+  it('when a gRPC service is health-checked, then the check asks its plaintext health port (the gRPC port wants a client certificate)', () => {
+    for (const [name, port] of Object.entries(HEALTH_PORTS)) {
+      expect({ name, env: environmentOf(name)[`${name.toUpperCase()}_HEALTH_PORT`] }).toEqual({ name, env: String(port) });
+      expect(compose.services[name].healthcheck.test).toEqual(['CMD', 'node', 'deploy/docker/healthcheck.cjs', 'grpc', String(port)]);
+    }
+    // The chart probes the same ports.
+    const chart = parse(read('deploy/helm/training-sandbox/values.yaml')) as { services: Record<string, { healthPort?: number }> };
+    for (const [name, port] of Object.entries(HEALTH_PORTS)) expect({ name, port: chart.services[name]!.healthPort }).toEqual({ name, port });
   });
 
   it('when a key is named in the environment, then only by its own service and without a value (passed through from where compose runs)', () => {
@@ -274,7 +301,7 @@ describe('deploy/docker/generate-keys.cjs', () => {
     const run = generate(scratch);
 
     expect(run.status).toBe(0);
-    expect(readdirSync(scratch).sort()).toEqual(Object.keys(KEYS_BY_SERVICE).map((name) => `${name}.env`).sort());
+    expect(readdirSync(scratch).sort()).toEqual([...Object.keys(KEYS_BY_SERVICE).map((name) => `${name}.env`), 'tls'].sort());
     for (const [service, keys] of Object.entries(KEYS_BY_SERVICE)) {
       const file = join(scratch, `${service}.env`);
       expect({ service, mode: (statSync(file).mode & 0o777).toString(8) }).toEqual({ service, mode: '400' });
@@ -287,11 +314,17 @@ describe('deploy/docker/generate-keys.cjs', () => {
 
   it('when the keys are loaded as compose does, or by a shell, then the services accept them, the PEM included', () => {
     expect(generate(scratch).status).toBe(0);
-    // What compose gives every process besides its keys file: how they talk to each other.
-    const composed = { GRPC_TLS: (parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { environment: Record<string, string> }> }).services.identity!.environment.GRPC_TLS! };
-    const asComposed = (reader: 'node' | 'sh', file: string) => ({ ...composed, ...loadedBy(reader, file) });
+    // What compose gives each process besides its keys file (how they talk to each other, its certificate), the volume being here.
+    const services = (parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { environment: Record<string, string> }> }).services;
+    const composed = (service: string) =>
+      Object.fromEntries(Object.entries(services[service]!.environment).filter(([, v]) => typeof v === 'string').map(([k, v]) => [k, composeDefault(v).replace(KEYS_DIR, scratch)]));
+    const asComposed = (reader: 'node' | 'sh', file: string) => {
+      const service = file.slice(file.lastIndexOf('/') + 1, -'.env'.length);
+      return { ...composed(service), ...loadedBy(reader, file) };
+    };
     for (const reader of ['node', 'sh'] as const) {
       const identity = loadIdentityConfig({ ...asComposed(reader, join(scratch, 'identity.env')), MONGO_URL: 'mongodb://mongo:27017/training-sandbox' });
+      expect(identity.grpcTls).toEqual({ mode: 'mtls', dir: join(scratch, 'tls', 'identity'), refreshMs: 10_000 });
       expect(identity.credentialEncryptionKey?.length).toBe(32);
       expect(identity.sessionSigningKey?.length).toBe(32);
       expect(identity.credentialEncryptionKey?.equals(identity.sessionSigningKey!)).toBe(false);
@@ -304,13 +337,59 @@ describe('deploy/docker/generate-keys.cjs', () => {
 
   it('when it runs again, then every file is kept byte for byte and nothing else is left behind', () => {
     expect(generate(scratch).status).toBe(0);
-    const before = readdirSync(scratch).map((file) => [file, readFileSync(join(scratch, file), 'utf8')]);
+    const before = readdirSync(scratch).filter((file) => file.endsWith('.env')).map((file) => [file, readFileSync(join(scratch, file), 'utf8')]);
 
     const again = generate(scratch);
 
     expect(again.status).toBe(0);
-    expect(again.stdout.trim().split('\n')).toEqual(['keys: identity.env kept', 'keys: oauth.env kept', 'keys: data.env kept']);
-    expect(readdirSync(scratch).map((file) => [file, readFileSync(join(scratch, file), 'utf8')])).toEqual(before);
+    expect(again.stdout.trim().split('\n')).toEqual(['keys: identity.env kept', 'keys: oauth.env kept', 'keys: data.env kept', 'keys: tls kept']);
+    expect(readdirSync(scratch).filter((file) => file.endsWith('.env')).map((file) => [file, readFileSync(join(scratch, file), 'utf8')])).toEqual(before);
+  });
+
+  /** Every file under tls/, by relative path, with its content. */
+  const tlsFiles = (dir: string) => TLS_NAMES.flatMap((name) => ['ca.crt', 'tls.crt', 'tls.key'].map((file) => [`${name}/${file}`, readFileSync(join(dir, 'tls', name, file), 'utf8')]));
+
+  it('when the directory is empty, then it writes one CA and a certificate per process, naming it by URI SAN, readable by its owner only, and prints no key', () => {
+    const run = generate(scratch);
+
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^keys: tls written \(a CA and certificates for identity, oauth, data, playground, gateway, cli\)$/m);
+    expect(run.stdout + run.stderr).not.toMatch(/PRIVATE KEY|CERTIFICATE/);
+    expect(readdirSync(join(scratch, 'tls')).sort()).toEqual([...TLS_NAMES].sort());
+    expect((statSync(join(scratch, 'tls')).mode & 0o777).toString(8)).toBe('700');
+    const ca = new X509Certificate(readFileSync(join(scratch, 'tls', 'identity', 'ca.crt')));
+    expect(ca.ca).toBe(true);
+    for (const name of TLS_NAMES) {
+      const dir = join(scratch, 'tls', name);
+      expect({ name, dir: (statSync(dir).mode & 0o777).toString(8), files: readdirSync(dir).sort() }).toEqual({ name, dir: '700', files: ['ca.crt', 'tls.crt', 'tls.key'] });
+      for (const file of readdirSync(dir)) expect({ name, file, mode: (statSync(join(dir, file)).mode & 0o777).toString(8) }).toEqual({ name, file, mode: '400' });
+      expect(readFileSync(join(dir, 'ca.crt'), 'utf8')).toBe(ca.toString());
+      const leaf = new X509Certificate(readFileSync(join(dir, 'tls.crt')));
+      expect({ name, signedByCa: leaf.verify(ca.publicKey), san: leaf.subjectAltName }).toEqual({ name, signedByCa: true, san: expect.stringContaining(`URI:spiffe://training-sandbox/${name}`) });
+      expect(leaf.checkPrivateKey(createPrivateKey(readFileSync(join(dir, 'tls.key'))))).toBe(true);
+    }
+  });
+
+  it('when it runs again, then the certificates are kept byte for byte', () => {
+    expect(generate(scratch).status).toBe(0);
+    const tlsBefore = tlsFiles(scratch);
+    expect(generate(scratch).status).toBe(0);
+    expect(tlsFiles(scratch)).toEqual(tlsBefore);
+    expect(readdirSync(scratch).filter((entry) => entry.startsWith('.'))).toEqual([]);
+  });
+
+  it('when tls/ is there but a file is missing, then it refuses, saying what is missing and how to start over, and writes nothing', () => {
+    expect(generate(scratch).status).toBe(0);
+    rmSync(join(scratch, 'tls', 'data', 'tls.key'));
+    rmSync(join(scratch, 'data.env'));
+
+    const run = generate(scratch);
+
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`keys: ${join(scratch, 'tls')} exists but lacks tls/data/tls.key;`);
+    expect(run.stderr).toContain(`remove ${join(scratch, 'tls')} to have every certificate made again`);
+    // Refused before anything was written: the missing keys file is still missing.
+    expect(readdirSync(scratch)).not.toContain('data.env');
   });
 
   it('when a variable is also given to the container, then it wins over the file', () => {

@@ -129,11 +129,12 @@ describe('the built image', () => {
     const keys = ['run', '--rm', ...HARDENED, '--network', 'none', '--volume', `${keysVolume}:/run/sandbox-keys`, image, 'node', 'deploy/docker/generate-keys.cjs', '/run/sandbox-keys'];
     const first = await podman(keys);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/identity\.env written[\s\S]*oauth\.env written[\s\S]*data\.env written/);
+    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(/identity\.env written[\s\S]*oauth\.env written[\s\S]*data\.env written[\s\S]*tls written/);
     const second = await podman(keys);
-    expect(second.stdout).toMatch(/identity\.env kept[\s\S]*oauth\.env kept[\s\S]*data\.env kept/);
+    expect(second.stdout).toMatch(/identity\.env kept[\s\S]*oauth\.env kept[\s\S]*data\.env kept[\s\S]*tls kept/);
     // Values are never printed.
-    expect(first.stdout + first.stderr).not.toMatch(/PRIVATE KEY|=[A-Za-z0-9_-]{40,}/);
+    expect(first.stdout + first.stderr).not.toMatch(/PRIVATE KEY|CERTIFICATE|=[A-Za-z0-9_-]{40,}/);
   }, 2 * STEP_TIMEOUT_MS);
 
   it('when the operators\' CLI is asked for help in it, then sandbox-admin answers with its commands', async () => {
@@ -146,20 +147,31 @@ describe('the built image', () => {
 
 describe('every process started from the image', () => {
   const SERVICES = ['identity', 'oauth', 'data', 'playground', 'gateway'] as const;
+  const GRPC = ['identity', 'oauth', 'data', 'playground'] as const;
+  type Compose = { services: Record<string, { command: string[]; environment?: Record<string, string | null>; healthcheck?: { test: string[] } }> };
+  const compose = parse(read('docker-compose.yml'), { merge: true }) as Compose;
   let gatewayUrl: string;
+  let ports: Record<string, number>;
 
   beforeAll(async () => {
     const { mongoUrl, redisUrl } = requireStoreUrls();
     expect(mongoUrl).toBeTruthy();
-    const ports = {
-      IDENTITY_GRPC_PORT: await freePort(),
-      OAUTH_GRPC_PORT: await freePort(),
-      DATA_GRPC_PORT: await freePort(),
-      PLAYGROUND_GRPC_PORT: await freePort(),
-      PORT: await freePort(),
-    };
+    // On the host's network, every process needs ports of its own and loopback addresses instead of compose's.
+    ports = { PORT: await freePort() };
+    for (const service of GRPC) {
+      ports[`${service.toUpperCase()}_GRPC_PORT`] = await freePort();
+      ports[`${service.toUpperCase()}_HEALTH_PORT`] = await freePort();
+    }
     gatewayUrl = `http://127.0.0.1:${ports.PORT}`;
-    const common: Record<string, string> = { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
+    const common: Record<string, string> = {
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      ...Object.fromEntries(GRPC.flatMap((service) => [
+        [`${service.toUpperCase()}_GRPC_HOST`, '127.0.0.1'],
+        [`${service.toUpperCase()}_GRPC_ADDR`, `127.0.0.1:${ports[`${service.toUpperCase()}_GRPC_PORT`]}`],
+      ])),
+    };
     const own: Record<(typeof SERVICES)[number], Record<string, string>> = {
       identity: { MONGO_URL: isolatedMongoUrl('image'), REDIS_URL: redisUrl },
       oauth: { REDIS_URL: redisUrl },
@@ -167,12 +179,15 @@ describe('every process started from the image', () => {
       playground: {},
       gateway: {},
     };
-    // Each process's command is the compose file's own (the keys it loads with --env-file included).
-    const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { command: string[]; environment?: Record<string, string> }> };
+    // Each process's command is the compose file's own (the keys it loads with --env-file included), and so is
+    // its environment (mutual TLS, its certificate's directory in the keys volume, its health port's variable),
+    // with ${VAR:-default} as compose resolves it, but for the ports and addresses above and the test's stores.
     for (const service of SERVICES) {
       const name = `${label}-${service}`;
-      // How the services talk to each other is the compose file's choice too (GRPC_TLS).
-      const env = Object.entries({ ...common, GRPC_TLS: compose.services[service]!.environment!.GRPC_TLS!, ...own[service] }).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+      const composed = Object.entries(compose.services[service]!.environment ?? {})
+        .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+        .map(([k, v]) => [k, v.replace(/\$\{\w+:-([^}]*)\}/g, '$1')]);
+      const env = Object.entries({ ...Object.fromEntries(composed), ...common, ...own[service] }).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
       const run = await podman([
         'run', '--detach', '--name', name, ...HARDENED, '--network', 'host',
         '--volume', `${keysVolume}:/run/sandbox-keys:ro`, ...env, image, ...compose.services[service]!.command,
@@ -194,6 +209,18 @@ describe('every process started from the image', () => {
     expect(steps.filter((line) => !line.startsWith('ok - '))).toEqual([]);
     expect(stdout).toMatch(/^# all passed$/m);
   }, 4 * STEP_TIMEOUT_MS);
+
+  it("when compose's healthcheck runs in each gRPC service's container, then the plaintext health port answers SERVING and the gRPC port, which wants a certificate, does not answer it", async () => {
+    for (const service of GRPC) {
+      const test = compose.services[service]!.healthcheck!.test;
+      expect(test.slice(0, 4)).toEqual(['CMD', 'node', 'deploy/docker/healthcheck.cjs', 'grpc']);
+      const onHealthPort = await podman(['exec', `${label}-${service}`, ...test.slice(1, 4), String(ports[`${service.toUpperCase()}_HEALTH_PORT`])]);
+      expect({ service, code: onHealthPort.code, stderr: onHealthPort.stderr }).toEqual({ service, code: 0, stderr: '' });
+      const onGrpcPort = await podman(['exec', `${label}-${service}`, ...test.slice(1, 4), String(ports[`${service.toUpperCase()}_GRPC_PORT`])]);
+      expect({ service, code: onGrpcPort.code }).toEqual({ service, code: 1 });
+      expect(onGrpcPort.stderr).toMatch(/^unhealthy: /m);
+    }
+  }, 2 * STEP_TIMEOUT_MS);
 
   it('when they run, then each is still up, as UID 10001, from the image', async () => {
     const { stdout } = await podman(['inspect', '--format', '{{.Name}} {{.State.Status}} {{.Config.User}} {{.ImageName}}', ...started]);
