@@ -47,6 +47,11 @@ for d in $(cgroup_dirs); do
 done
 # the network namespace and with it cni0, the pods' veths and every iptables rule
 [ -e "/run/netns/$NETNS" ] && ip netns delete "$NETNS"
+# the mount points up.sh had to make on the host (empty here: what went into
+# them was on the node's tmpfs)
+if [ -f "$STATE/created-paths" ]; then
+  while read -r d; do [ -n "$d" ] && rmdir "$d" 2>/dev/null; done <"$STATE/created-paths"
+fi
 # the mount namespace is gone with its last process; its mounts never reached
 # the host's, so what is left is plain files
 if [ -d "$STATE" ]; then

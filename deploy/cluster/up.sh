@@ -127,7 +127,18 @@ log "mount namespace"
 # node's own mount namespace, files holding the values it expects are bound
 # over those /proc/sys entries: it reads them, the machine keeps its own.
 mkdir -p "$STATE/sysctl"
+# Paths containerd 1.6, libcni and the kubelet write to whatever they are
+# told (pods' netns bind mounts in /run/netns, shim sockets and runc state in
+# /run/containerd, libcni's cache in /var/lib/cni, the kubelet's
+# device-plugins socket in /var/lib/kubelet) get a tmpfs of their own in the
+# node's mount namespace, so nothing of theirs lands on the host. A mount
+# point the host lacks is made here and recorded, and down.sh removes it.
 holder_script='set -e; mount --make-rshared /; '
+: >"$STATE/created-paths"
+for d in /run/netns /run/containerd /var/lib/cni /var/lib/kubelet; do
+  [ -d "$d" ] || { mkdir -p "$d" && echo "$d" >>"$STATE/created-paths"; }
+  holder_script+="mount -t tmpfs -o mode=0755,size=64m training-sandbox-node $d; "
+done
 for kv in vm/overcommit_memory=1 vm/panic_on_oom=0 kernel/panic=10 kernel/panic_on_oops=1 kernel/keys/root_maxkeys=1000000 kernel/keys/root_maxbytes=25000000; do
   k=${kv%%=*} v=${kv#*=}
   if [ "$(cat "/proc/sys/$k")" != "$v" ]; then
