@@ -78,8 +78,22 @@ for s in redis:$redis_port:6379 mongo:$mongo_port:27017; do
 done
 wait_for "store forwarders" 20 node_exec bash -c "exec 3<>/dev/tcp/$NODE_IP/6379 && exec 4<>/dev/tcp/$NODE_IP/27017"
 
+# one run tests one chart: a copy of the work tree's as it is now, or with
+# CLUSTER_CHART_REF=<commit> the chart of that commit (e.g. the one the reused
+# image was built from, while the work tree is mid-edit)
+rm -rf "$STATE/chart" && mkdir -p "$STATE/chart"
+if [ -n "${CLUSTER_CHART_REF:-}" ]; then
+  git archive "$CLUSTER_CHART_REF" deploy/helm/training-sandbox | tar -x -C "$STATE/chart"
+else
+  mkdir -p "$STATE/chart/deploy/helm" && cp -r deploy/helm/training-sandbox "$STATE/chart/deploy/helm/"
+fi
+export CLUSTER_CHART="$STATE/chart/deploy/helm/training-sandbox"
 mkdir -p .test-output
-export CLUSTER_KUBECTL="$BIN/kubectl" CLUSTER_HELM="$HELM_BIN" CLUSTER_DNS_IP="$DNS_SVC_IP" CLUSTER_STORE_HOST="$NODE_IP"
+# the test kills a container's task with ctr (it runs in the node's network
+# namespace only; ctr needs the node's mount namespace for containerd's socket)
+printf '#!/bin/sh\nexec nsenter --mount=/proc/%s/ns/mnt -- ctr --address %s -n k8s.io "$@"\n' "$(holder_pid)" "$CONTAINERD_SOCK" >"$STATE/ctr"
+chmod +x "$STATE/ctr"
+export CLUSTER_CTR="$STATE/ctr" CLUSTER_KUBECTL="$BIN/kubectl" CLUSTER_HELM="$HELM_BIN" CLUSTER_DNS_IP="$DNS_SVC_IP" CLUSTER_STORE_HOST="$NODE_IP"
 export CLUSTER_FIGURES="$ROOT/.test-output/cluster/figures.json"
 export KUBECONFIG="$STATE/node-admin.kubeconfig"
 export HELM_CACHE_HOME="$STATE/helm/cache" HELM_CONFIG_HOME="$STATE/helm/config" HELM_DATA_HOME="$STATE/helm/data"
