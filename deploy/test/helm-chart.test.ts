@@ -69,6 +69,13 @@ function helmTemplate(args: string[], chart = CHART) {
   return helm(['template', RELEASE, chart, '--namespace', 'sandbox', '-f', IMAGE_VALUES, ...args]);
 }
 
+/** The render fails, and its message names what was wrong. */
+function expectRefused(args: string[], message: string): void {
+  const { status, stderr } = helmTemplate(args);
+  expect(status).not.toBe(0);
+  expect(stderr).toContain(message);
+}
+
 function renderText(args: string[] = [], chart = CHART): string {
   const { status, stdout, stderr } = helmTemplate(args, chart);
   if (status !== 0) throw new Error(`helm template failed (${status}): ${stderr}`);
@@ -668,11 +675,7 @@ describe('the gateway\'s fair-share limits', () => {
     ['an exempt app that is not an App ID', ['--set', 'gateway.rateLimits.exemptApps={load-test}'], '/gateway/rateLimits/exemptApps/0'],
     ['a negative burst', ['--set', 'gateway.rateLimits.app.burst=-1'], '/gateway/rateLimits/app/burst'],
     ['an unknown key', ['--set', 'gateway.rateLimits.perMinute=1'], "additional properties 'perMinute' not allowed"],
-  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helmTemplate(args);
-    expect(status).not.toBe(0);
-    expect(stderr).toContain(message);
-  });
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => expectRefused(args, message));
 });
 
 describe('single sign-on (sso.*)', () => {
@@ -714,11 +717,7 @@ describe('single sign-on (sso.*)', () => {
     ['a client id without the issuer and key set', ['--set', 'sso.clientId=x'], '/sso/issuer'],
     ['an http issuer', [...sso, '--set', 'sso.issuer=http://login.campus.example'], '/sso/issuer'],
     ['scopes without openid', [...sso, '--set', 'sso.scopes=email profile'], '/sso/scopes'],
-  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helmTemplate(args);
-    expect(status).not.toBe(0);
-    expect(stderr).toContain(message);
-  });
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => expectRefused(args, message));
 });
 
 describe('the chart with production values (HPA, Ingress, existingSecret)', () => {
@@ -897,11 +896,7 @@ describe('the values schema', () => {
     ['a store URL with the in-cluster stores', ['--set', 'secrets.values.REDIS_URL=redis://elsewhere:6379'], '/secrets/values/REDIS_URL'],
     ['a store mode the chart does not have', ['--set', 'stores.mode=cloud'], '/stores/mode'],
     ['an Ingress read timeout the 60 s timeout endpoint would outlast', ['--set', 'ingress.timeoutSeconds=60'], '/ingress/timeoutSeconds'],
-  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helmTemplate(args);
-    expect(status).not.toBe(0);
-    expect(stderr).toContain(message);
-  });
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => expectRefused(args, message));
 
   it('when existingSecret and secret values are both given, then the render fails', () => {
     const { status, stderr } = helmTemplate(['--set', 'secrets.existingSecret=s', '--set', `secrets.values.PAGE_TOKEN_KEY=${'ab'.repeat(32)}`]);
@@ -1303,11 +1298,7 @@ describe('mutual TLS between the processes (grpcTls)', () => {
     ['a health port that is the gRPC port', ['--set', 'services.data.healthPort=50053'], 'services.data.healthPort (50053) must differ from its gRPC port and the metrics port'],
     ['a health port that is the metrics port', ['--set', 'services.oauth.healthPort=9090'], 'services.oauth.healthPort (9090) must differ'],
     ['a health port on the gateway', ['--set', 'services.gateway.healthPort=8086'], 'services.gateway.healthPort: the gateway speaks HTTP'],
-  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helmTemplate(args);
-    expect(status).not.toBe(0);
-    expect(stderr).toContain(message);
-  });
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => expectRefused(args, message));
 });
 
 describe('the image', () => {
@@ -1339,11 +1330,7 @@ describe('the image', () => {
     ['a digest that is not sha256 and 64 hex digits', ['--set', 'image.digest=sha256:abc'], '/image/digest'],
     ['a tag in the digest', ['--set', 'image.digest=1.0.0'], '/image/digest'],
     ['a store digest that is not sha256', ['--set', 'stores.mongodb.image.digest=md5:0123'], '/stores/mongodb/image/digest'],
-  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helmTemplate(args);
-    expect(status).not.toBe(0);
-    expect(stderr).toContain(message);
-  });
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => expectRefused(args, message));
 });
 
 describe('escape hatches for platform teams (escape-hatches-values.yaml)', () => {
@@ -1457,11 +1444,7 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
     ['an unknown key on a ServiceAccount', ['--set', 'services.oauth.serviceAccount.automount=true'], "additional properties 'automount' not allowed"],
     ['the single topologySpread of chart 0.1.0 (now a list, UPGRADING.md)', ['--set', 'defaults.topologySpread.enabled=false'], "additional properties 'topologySpread' not allowed"],
     ['the shared serviceAccount of chart 0.1.0 (now per service, UPGRADING.md)', ['--set', 'serviceAccount.create=false'], "additional properties 'serviceAccount' not allowed"],
-  ])('when given %s, then helm template fails and names it', (_label, args, message) => {
-    const { status, stderr } = helmTemplate(args);
-    expect(status).not.toBe(0);
-    expect(stderr).toContain(message);
-  });
+  ])('when given %s, then helm template fails and names it', (_label, args, message) => expectRefused(args, message));
 });
 
 /**
