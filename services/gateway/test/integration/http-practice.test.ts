@@ -150,10 +150,13 @@ describe('HTTP practice', () => {
       for (const name of Object.keys(watched)) {
         // Freed buffers are returned to the system only after a collection, and Node 24's V8 collects later than
         // Node 20's did (seen here: gateway 130 -> 184, 197, 195; playground 84 -> 110, 138, 139), so the first two
-        // uploads may each leave their peak above the last. From the second on it must level off: a process that
-        // kept what it streamed would grow by 24 MiB with each upload, 48 over the last two.
-        expect(peaks[3][name] - peaks[1][name]).toBeLessThan(16);
-        expect(peaks[3][name] - before[name]).toBeLessThan(96);
+        // uploads may each leave their peak above the last, and any one round's peak may stand out on a busy
+        // machine (gateway 186, 186, 185, 205 in one CI run). From the second upload on it must level off: a
+        // process that kept what it streamed would grow by 24 MiB with each upload, so both later peaks would
+        // stand 24 and 48 MiB above the second; the lower of the two is what is judged.
+        const later = Math.min(peaks[2][name], peaks[3][name]);
+        expect(later - peaks[1][name]).toBeLessThan(16);
+        expect(later - before[name]).toBeLessThan(96);
       }
     });
 
