@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { allPeerVariables, env, grpcPortVariable, loadConfig, peerAddresses, replicasVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
+import { allPeerVariables, env, GRPC_TLS_SETTINGS, grpcPortVariable, loadConfig, peerAddresses, replicasVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
 import { PROCESS_NAMES, type ProcessName } from './replicas';
 
 const replicaCount = () => z.coerce.number().int().min(1, 'must be 1 to 8').max(8, 'must be 1 to 8');
@@ -20,8 +20,9 @@ const schema = z
     ...Object.fromEntries(PROCESS_NAMES.map((name) => [replicasVariable(name), replicaCount().optional()])),
     ...Object.fromEntries(SERVICE_NAMES.map((name) => [`${name.toUpperCase()}_GRPC_HOST`, env.host('127.0.0.1')])),
     ...allPeerVariables(),
-    // The launcher makes every process's certificates itself (tls.ts); GRPC_TLS=off skips them.
-    GRPC_TLS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+    // The launcher makes every process's certificates itself (tls.ts); GRPC_TLS=off skips them. The
+    // migration settings (accept-tls, send-tls) are passed on to every process as they are.
+    GRPC_TLS: z.enum(GRPC_TLS_SETTINGS, { message: `must be ${GRPC_TLS_SETTINGS.join(', ')}` }).default('on'),
     GRPC_TLS_REFRESH_MS: z.coerce.number().int().min(100).default(10_000),
     /** Where to write this run's certificates (kept; a process started alone finds its own there); else a temporary directory, removed at exit. */
     GRPC_TLS_RUN_DIR: z.string().optional(),

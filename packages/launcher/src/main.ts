@@ -29,14 +29,20 @@ async function main(config: LauncherConfig): Promise<void> {
     grpcHost: (name) => config.grpcHosts[name],
   });
   for (const note of plan.notes) console.error(`launcher: ${note}`);
-  if (config.grpcTls === 'on') {
+  if (config.grpcTls !== 'off') {
     certificates = await makeRunCertificates([...new Set(plan.replicas.map((r) => r.name))], config.grpcTlsRefreshMs, config.grpcTlsRunDir);
     process.once('exit', () => certificates?.remove());
-    launcherTls = certificates.launcher;
+    // The launcher calls as the processes do: with its certificate once they send TLS, in plaintext before.
+    if (config.grpcTls === 'on' || config.grpcTls === 'send-tls') launcherTls = certificates.launcher;
     // Each process its own certificate; they all trust this run's CA.
     for (const replica of plan.replicas) replica.env.GRPC_TLS_DIR = certificates.dirOf(replica.name);
-  } else {
+  }
+  if (config.grpcTls === 'off') {
     console.error('launcher: GRPC_TLS=off: the services take gRPC calls from anyone who can reach their ports. For local debugging only.');
+  } else if (config.grpcTls !== 'on') {
+    console.error(
+      `launcher: GRPC_TLS=${config.grpcTls}: the services take gRPC calls in plaintext too, from anyone who can reach their ports. A setting for moving a release to mutual TLS or back (docs/security.md); GRPC_TLS=on is the one to run.`,
+    );
   }
   const running = new Supervisor(plan);
   supervisor = running;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GRPC_TRANSPORTS } from './grpc-client';
-import type { GrpcTls } from './grpc-tls';
+import { GRPC_TLS_SETTINGS, type GrpcTls, type GrpcTlsSetting } from './grpc-tls';
 
 /** A configuration problem: the process prints this one line and exits. */
 export class ConfigError extends Error {
@@ -97,18 +97,19 @@ export function metricsListen(vars: Record<string, unknown>, prefix: string): Me
 }
 
 /**
- * GRPC_TLS (`on`, the default, or `off`), GRPC_TLS_DIR (this process's
- * ca.crt, tls.crt and tls.key), GRPC_TLS_RUN_DIR (where `npm start` keeps
- * every process's directory, one per name: a process started alone with the
- * same environment finds its own there) and GRPC_TLS_REFRESH_MS (how often
- * the files are read again, so a rotated certificate is taken without a
- * restart), to spread into a config schema with
+ * GRPC_TLS (`on`, the default; `off`; or, while a release moves to mutual
+ * TLS or back, `accept-tls` and `send-tls`: grpc-tls.ts), GRPC_TLS_DIR (this
+ * process's ca.crt, tls.crt and tls.key), GRPC_TLS_RUN_DIR (where `npm start`
+ * keeps every process's directory, one per name: a process started alone
+ * with the same environment finds its own there) and GRPC_TLS_REFRESH_MS
+ * (how often the files are read again, so a rotated certificate is taken
+ * without a restart), to spread into a config schema with
  * `.superRefine(requireTlsDirectory)`. Every process that serves or calls
  * gRPC reads them (grpc-tls.ts).
  */
 export function grpcTlsVariables() {
   return {
-    GRPC_TLS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+    GRPC_TLS: z.enum(GRPC_TLS_SETTINGS, { message: `must be ${GRPC_TLS_SETTINGS.join(', ')}` }).default('on'),
     GRPC_TLS_DIR: z
       .string()
       .optional()
@@ -121,19 +122,22 @@ export function grpcTlsVariables() {
   };
 }
 
-/** With GRPC_TLS=on the directory must be given: a service never falls back to plaintext by itself. */
-export function requireTlsDirectory(vars: { GRPC_TLS: 'on' | 'off'; GRPC_TLS_DIR?: string; GRPC_TLS_RUN_DIR?: string }, ctx: z.RefinementCtx): void {
-  if (vars.GRPC_TLS === 'on' && !vars.GRPC_TLS_DIR && !vars.GRPC_TLS_RUN_DIR) {
+/** Unless GRPC_TLS=off the directory must be given: a service never falls back to plaintext by itself. */
+export function requireTlsDirectory(vars: { GRPC_TLS: GrpcTlsSetting; GRPC_TLS_DIR?: string; GRPC_TLS_RUN_DIR?: string }, ctx: z.RefinementCtx): void {
+  if (vars.GRPC_TLS !== 'off' && !vars.GRPC_TLS_DIR && !vars.GRPC_TLS_RUN_DIR) {
     ctx.addIssue({
       code: 'custom',
       path: ['GRPC_TLS_DIR'],
-      message: 'must name a directory holding ca.crt, tls.crt and tls.key (mutual TLS between services is on; npm start makes them; GRPC_TLS=off turns it off for local debugging)',
+      message: `must name a directory holding ca.crt, tls.crt and tls.key (GRPC_TLS=${vars.GRPC_TLS} needs this process's certificate; npm start makes them; GRPC_TLS=off turns mutual TLS off for local debugging)`,
     });
   }
 }
 
 /** The parsed variables as grpc-tls.ts takes them, for the process called `name` (gateway, identity, ...). */
-export function grpcTls(vars: { GRPC_TLS: 'on' | 'off'; GRPC_TLS_DIR?: string; GRPC_TLS_RUN_DIR?: string; GRPC_TLS_REFRESH_MS: number }, name: string): GrpcTls {
+export function grpcTls(vars: { GRPC_TLS: GrpcTlsSetting; GRPC_TLS_DIR?: string; GRPC_TLS_RUN_DIR?: string; GRPC_TLS_REFRESH_MS: number }, name: string): GrpcTls {
   if (vars.GRPC_TLS === 'off') return { mode: 'off' };
-  return { mode: 'mtls', dir: vars.GRPC_TLS_DIR ?? join(vars.GRPC_TLS_RUN_DIR!, name), refreshMs: vars.GRPC_TLS_REFRESH_MS };
+  const files = { dir: vars.GRPC_TLS_DIR ?? join(vars.GRPC_TLS_RUN_DIR!, name), refreshMs: vars.GRPC_TLS_REFRESH_MS };
+  if (vars.GRPC_TLS === 'accept-tls') return { mode: 'off', acceptTls: files };
+  if (vars.GRPC_TLS === 'send-tls') return { mode: 'mtls', ...files, acceptPlaintext: true };
+  return { mode: 'mtls', ...files };
 }

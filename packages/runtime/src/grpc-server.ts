@@ -1,3 +1,4 @@
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import {
   Server,
   type handleUnaryCall,
@@ -8,7 +9,7 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { AppError, GrpcStatus, toServiceError } from './errors';
-import { grpcServerCredentials, type GrpcTls } from './grpc-tls';
+import { grpcServerCredentials, grpcServerMigrationCredentials, takesBothProtocols, type GrpcTls } from './grpc-tls';
 import type { Logger } from './logger';
 
 export const REQUEST_ID_KEY = 'x-request-id';
@@ -128,14 +129,75 @@ export function createGrpcServer(): Server {
 
 /** Binds and starts; resolves to the bound port (useful with port 0). */
 export function bindGrpcServer(server: Server, host: string, port: number, tls: GrpcTls): Promise<number> {
+  if (takesBothProtocols(tls)) return listenBothProtocols(server, host, port, tls);
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   return new Promise((resolve, reject) => {
     server.bindAsync(address, grpcServerCredentials(tls), (error, bound) => (error ? reject(error) : resolve(bound)));
   });
 }
 
+/** A TLS record of type handshake: how every TLS connection starts (an HTTP/2 preface starts "PRI"). */
+const TLS_HANDSHAKE = 0x16;
+/** A connection that has said nothing in this long is no gRPC client's: it is closed. */
+const FIRST_BYTE_TIMEOUT_MS = 10_000;
+
+/** The listeners a server took both protocols on, with the connections not yet handed to gRPC: closed with the server. */
+const migrationListeners = new WeakMap<Server, { listener: NetServer; waiting: Set<Socket> }>();
+
+/**
+ * GRPC_TLS=accept-tls or send-tls: mutual TLS and plaintext on one port, so
+ * callers of either kind reach every replica while a release rolls from one
+ * to the other. The port is a plain TCP listener; each connection's first
+ * byte says which it is, and the connection goes to grpc-js's server through
+ * the injector of that protocol (the byte read is handed back first). Calls
+ * are served, counted and drained by the same server either way.
+ */
+async function listenBothProtocols(server: Server, host: string, port: number, tls: GrpcTls): Promise<number> {
+  const credentials = grpcServerMigrationCredentials(tls);
+  const mtls = server.createConnectionInjector(credentials.mtls);
+  const plaintext = server.createConnectionInjector(credentials.plaintext);
+  const waiting = new Set<Socket>();
+  const listener = createServer((socket) => {
+    waiting.add(socket);
+    const give = (to?: typeof mtls) => {
+      socket.off('readable', onReadable).off('error', drop).off('timeout', drop).setTimeout(0);
+      waiting.delete(socket);
+      if (to) to.injectConnection(socket);
+      else socket.destroy();
+    };
+    const drop = () => give();
+    const onReadable = () => {
+      const first: Buffer | null = socket.read();
+      if (first === null || first.length === 0) return give(); // closed before a byte
+      socket.unshift(first);
+      give(first[0] === TLS_HANDSHAKE ? mtls : plaintext);
+    };
+    socket.on('readable', onReadable).once('error', drop).once('timeout', drop).setTimeout(FIRST_BYTE_TIMEOUT_MS);
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen({ host, port }, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  migrationListeners.set(server, { listener, waiting });
+  return (listener.address() as { port: number }).port;
+}
+
+/** The port of a server that takes both protocols stops taking connections (those open drain with the server's sessions). */
+function closeMigrationListener(server: Server): void {
+  const found = migrationListeners.get(server);
+  if (!found) return;
+  migrationListeners.delete(server);
+  found.listener.close();
+  for (const socket of found.waiting) socket.destroy();
+  found.waiting.clear();
+}
+
 /** Stops taking calls, lets those in flight finish, and forces the rest after a grace period. */
 export function shutdownGrpcServer(server: Server, graceMs: number): Promise<void> {
+  closeMigrationListener(server);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       server.forceShutdown();
@@ -146,4 +208,10 @@ export function shutdownGrpcServer(server: Server, graceMs: number): Promise<voi
       resolve();
     });
   });
+}
+
+/** At once: every connection closed, the calls on them cancelled (a server whose start failed half-way). */
+export function forceShutdownGrpcServer(server: Server): void {
+  closeMigrationListener(server);
+  server.forceShutdown();
 }

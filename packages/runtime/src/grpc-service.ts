@@ -5,11 +5,12 @@ import { CallStreamServer } from './call-stream-server';
 import type { MetricsListen } from './config';
 import { DependencyMonitor, type Dependency } from './dependency-monitor';
 import { AppError, GrpcStatus, toServiceError } from './errors';
-import { bindGrpcServer, CALL_STREAM_MAX_AGE_MS, createGrpcServer, shutdownGrpcServer } from './grpc-server';
-import { peerIdentity, type GrpcTls } from './grpc-tls';
+import { bindGrpcServer, CALL_STREAM_MAX_AGE_MS, createGrpcServer, forceShutdownGrpcServer, shutdownGrpcServer } from './grpc-server';
+import { grpcTlsSetting, peerIdentity, takesBothProtocols, type GrpcTls } from './grpc-tls';
 import { HealthRegistry, ServingStatus } from './health';
 import type { Logger } from './logger';
 import { grpcMethodName, grpcServerMetrics, monotonicMs, startMetricsServer, type CallMetrics, type MetricsServer, type Registry } from './metrics';
+import { PlaintextCalls } from './plaintext-calls';
 
 /**
  * Health name for liveness probes: SERVING from bind until shutdown whatever
@@ -25,7 +26,7 @@ export interface GrpcServiceOptions {
   implementation: UntypedServiceImplementation;
   host: string;
   port: number;
-  /** Mutual TLS on the port (and the callers table checked on every call), or off (local debugging only). */
+  /** Mutual TLS on the port (and the callers table checked on every call), or off (local debugging only), or both while migrating (grpc-tls.ts). */
   tls: GrpcTls;
   /**
    * A second port serving only grpc.health.v1, without TLS: for Kubernetes'
@@ -90,7 +91,8 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   const server = createGrpcServer();
   server.addService(health.HealthService, registry.implementation());
   const counted = metrics ? instrumentImplementation(options.definition, options.implementation, grpcServerMetrics(metrics.registry), metrics.service) : options.implementation;
-  const implementation = options.tls.mode === 'mtls' ? authorizeImplementation(options.definition, counted, logger) : counted;
+  const plaintext = takesBothProtocols(options.tls) ? new PlaintextCalls(logger, metrics) : undefined;
+  const implementation = options.tls.mode === 'mtls' || plaintext ? authorizeImplementation(options.definition, counted, logger, plaintext) : counted;
   server.addService(options.definition, implementation);
   // The same handlers, reachable as calls on a stream (the cheap hop); plain unary calls stay accepted.
   const callStreams = new CallStreamServer({
@@ -111,17 +113,21 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
       healthPort = await bindGrpcServer(healthServer, options.host, options.healthPort, { mode: 'off' });
     }
   } catch (error) {
-    server.forceShutdown();
+    forceShutdownGrpcServer(server);
     await metricsServer?.stop();
     throw error;
   }
-  if (options.tls.mode === 'off') {
+  if (options.tls.mode === 'off' && !plaintext) {
     logger.warn('GRPC_TLS=off: this port takes calls without TLS, from anyone who can reach it; every RPC answers every caller. For local debugging only.');
+  } else if (plaintext) {
+    logger.warn(
+      `GRPC_TLS=${grpcTlsSetting(options.tls)}: this port takes calls in plaintext too, from anyone who can reach it, and answers them as GRPC_TLS=off does; only calls with a certificate are checked against the callers table. For moving a release to mutual TLS (or back) only: take the next step once sandbox_grpc_server_plaintext_calls_total stops growing.`,
+    );
   }
   await monitor.start();
   registry.set(LIVENESS, ServingStatus.SERVING);
   refreshOverall();
-  logger.info({ port, healthPort, tls: options.tls.mode, dependencies: dependencies.map((d) => d.name) }, 'serving');
+  logger.info({ port, healthPort, tls: grpcTlsSetting(options.tls), dependencies: dependencies.map((d) => d.name) }, 'serving');
 
   return {
     port,
@@ -146,7 +152,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
 }
 
 type Handler = (
-  call: { once(event: 'cancelled', listener: () => void): unknown; getAuthContext(): { sslPeerCertificate?: PeerCertificate } },
+  call: { once(event: 'cancelled', listener: () => void): unknown; getAuthContext(): { transportSecurityType?: string; sslPeerCertificate?: PeerCertificate } },
   callback: sendUnaryData<unknown>,
 ) => void;
 
@@ -154,16 +160,30 @@ type Handler = (
  * Every call checked against the callers table (packages/contracts callers.ts)
  * by the identity in the caller's certificate, over both transports (a call
  * stream's calls carry the stream's certificate). A refusal names neither the
- * table nor who may call: only that this caller may not.
+ * table nor who may call: only that this caller may not. While the port takes
+ * plaintext too (`plaintext` given: GRPC_TLS=accept-tls or send-tls), a call
+ * that came without TLS has no identity to check: it is served, as the
+ * release served every call before mutual TLS, and recorded. A call over TLS
+ * always has a certificate (the handshake requires one) and is checked.
  */
-function authorizeImplementation(definition: ServiceDefinition, implementation: UntypedServiceImplementation, logger: Logger): UntypedServiceImplementation {
+function authorizeImplementation(
+  definition: ServiceDefinition,
+  implementation: UntypedServiceImplementation,
+  logger: Logger,
+  plaintext?: PlaintextCalls,
+): UntypedServiceImplementation {
   const authorized: UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(implementation)) {
     const path = definition[name]?.path;
     const allowed = path ? callers.CALLERS_BY_PATH.get(path) : undefined;
     const serve = handler as unknown as Handler;
     const wrapped: Handler = (call, callback) => {
-      const caller = peerIdentity(call.getAuthContext().sslPeerCertificate);
+      const auth = call.getAuthContext();
+      if (plaintext && auth.transportSecurityType !== 'ssl') {
+        plaintext.record(path ?? name);
+        return serve(call, callback);
+      }
+      const caller = peerIdentity(auth.sslPeerCertificate);
       if (caller && allowed?.includes(caller as callers.Caller)) return serve(call, callback);
       logger.warn({ rpc: path, caller: caller ?? null }, 'call refused: the caller may not call this RPC');
       callback(toServiceError(new AppError(GrpcStatus.PERMISSION_DENIED, 'caller_not_allowed', `This caller (${caller ?? 'unidentified'}) may not call ${grpcMethodName(path ?? name)}.`)));

@@ -17,8 +17,34 @@ export const SANDBOX_TRUST_DOMAIN = 'training-sandbox';
 /** A process's TLS directory: the layout of a Kubernetes TLS Secret (and of cert-manager's). */
 export const TLS_FILES = { ca: 'ca.crt', cert: 'tls.crt', key: 'tls.key' } as const;
 
-/** GRPC_TLS and GRPC_TLS_DIR, validated by each process's config (config.ts). */
-export type GrpcTls = { mode: 'mtls'; dir: string; refreshMs: number } | { mode: 'off' };
+/**
+ * GRPC_TLS and GRPC_TLS_DIR, validated by each process's config (config.ts).
+ * `mode` is how this process calls the others, and what its server takes;
+ * during a migration to mutual TLS (or back) its server takes the other
+ * protocol as well, on the same port: `acceptTls` (GRPC_TLS=accept-tls, the
+ * clients still call in plaintext) or `acceptPlaintext` (GRPC_TLS=send-tls,
+ * the clients call with mutual TLS).
+ */
+export type GrpcTls =
+  | { mode: 'mtls'; dir: string; refreshMs: number; acceptPlaintext?: true }
+  | { mode: 'off'; acceptTls?: { dir: string; refreshMs: number } };
+
+/**
+ * GRPC_TLS's values, in the order a release without mutual TLS takes them
+ * to it, one rolling upgrade each (docs/security.md, "Between services"):
+ * every pair of an old and a new process in each roll can talk.
+ */
+export const GRPC_TLS_SETTINGS = ['off', 'accept-tls', 'send-tls', 'on'] as const;
+export type GrpcTlsSetting = (typeof GRPC_TLS_SETTINGS)[number];
+
+/** The GRPC_TLS value a GrpcTls came from: for logs. */
+export function grpcTlsSetting(tls: GrpcTls): GrpcTlsSetting {
+  if (tls.mode === 'off') return tls.acceptTls ? 'accept-tls' : 'off';
+  return tls.acceptPlaintext ? 'send-tls' : 'on';
+}
+
+/** Both protocols on the server's port: the two migration settings. */
+export const takesBothProtocols = (tls: GrpcTls): boolean => (tls.mode === 'off' ? tls.acceptTls !== undefined : tls.acceptPlaintext === true);
 
 /**
  * One file watcher per directory for the whole process: the server and every
@@ -46,6 +72,17 @@ export function grpcServerCredentials(tls: GrpcTls): ServerCredentials {
   if (tls.mode === 'off') return ServerCredentials.createInsecure();
   const watcher = provider(tls);
   return experimental.createCertificateProviderServerCredentials(watcher, watcher, true);
+}
+
+/**
+ * The server's two credentials in a migration setting (takesBothProtocols):
+ * mutual TLS, which requires a client certificate as under GRPC_TLS=on, and
+ * plaintext. The port tells them apart by each connection's first byte (grpc-server.ts).
+ */
+export function grpcServerMigrationCredentials(tls: GrpcTls): { mtls: ServerCredentials; plaintext: ServerCredentials } {
+  const files = tls.mode === 'off' ? tls.acceptTls : tls;
+  if (!files || !takesBothProtocols(tls)) throw new Error(`GRPC_TLS=${grpcTlsSetting(tls)} takes one protocol, not both`);
+  return { mtls: grpcServerCredentials({ mode: 'mtls', dir: files.dir, refreshMs: files.refreshMs }), plaintext: ServerCredentials.createInsecure() };
 }
 
 /**

@@ -101,6 +101,20 @@ export const grpcClientMetrics = (registry: Registry): CallMetrics => callMetric
 /** `sandbox_grpc_server_calls_total` and `sandbox_grpc_server_call_duration_seconds`: for startGrpcService. */
 export const grpcServerMetrics = (registry: Registry): CallMetrics => callMetrics(registry, 'server');
 
+/**
+ * `sandbox_grpc_server_plaintext_calls_total`: calls a service took in
+ * plaintext while it also takes mutual TLS (GRPC_TLS=accept-tls or
+ * send-tls), by method. When it stops growing on every replica, no caller
+ * calls in plaintext any more and the release can take the next step to GRPC_TLS=on.
+ */
+export const grpcServerPlaintextCalls = (registry: Registry): Counter<'service' | 'method'> =>
+  counterIn(
+    registry,
+    'sandbox_grpc_server_plaintext_calls_total',
+    'gRPC calls this service took in plaintext, without a client certificate, while migrating to mutual TLS (GRPC_TLS=accept-tls or send-tls), by method.',
+    ['service', 'method'],
+  );
+
 /** The method's name as the proto spells it (GetPage), from its path (/sandbox.data.v1.DataService/GetPage). */
 export const grpcMethodName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
