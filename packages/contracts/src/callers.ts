@@ -21,8 +21,13 @@ export const CALLER_NAMES = ['gateway', 'identity', 'oauth', 'data', 'playground
 export type Caller = (typeof CALLER_NAMES)[number];
 
 const GATEWAY = ['gateway'] as const;
-/** Operators' actions: through the gateway's admin API, or the CLI. */
-const OPERATORS = ['gateway', 'cli'] as const;
+/**
+ * Operators' actions: the CLI (its certificate is its credential), or the
+ * gateway's admin API passing on an operator's session. Identity verifies
+ * that session itself (domain/operator-actors.ts): the gateway's certificate
+ * alone acts for no one. (The CLI first: test clients call as the first caller named.)
+ */
+const OPERATORS = ['cli', 'gateway'] as const;
 
 type Table<S> = { readonly [K in keyof S]: readonly Caller[] };
 

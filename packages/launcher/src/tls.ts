@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { GrpcTls } from '@sandbox/runtime';
 import { createCertificateAuthority, writeTlsDirectory } from './certificates';
 
-/** Every identity `npm start` runs under: the processes it starts, and itself (its readiness checks). */
+/** Every identity `npm start` runs under: the processes it starts, itself (its readiness checks), and the admin CLI (`npm run admin` beside it). */
 export interface RunCertificates {
   /** The GRPC_TLS_DIR of one process name. */
   dirOf(name: string): string;
@@ -24,7 +24,8 @@ export interface RunCertificates {
 export async function makeRunCertificates(names: readonly string[], refreshMs: number, keepIn?: string): Promise<RunCertificates> {
   const root = keepIn ?? mkdtempSync(join(tmpdir(), 'sandbox-tls-'));
   const ca = await createCertificateAuthority(30);
-  for (const name of [...names, 'launcher']) writeTlsDirectory(join(root, name), ca.cert, await ca.issue(name));
+  // `cli`: identity knows the operators' CLI by its own certificate (never the gateway's), so `npm run admin` with the same GRPC_TLS_RUN_DIR finds it.
+  for (const name of [...names, 'launcher', 'cli']) writeTlsDirectory(join(root, name), ca.cert, await ca.issue(name));
   return {
     dirOf: (name) => join(root, name),
     launcher: { mode: 'mtls', dir: join(root, 'launcher'), refreshMs },

@@ -9,7 +9,7 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { AppError, GrpcStatus, toServiceError } from './errors';
-import { grpcServerCredentials, grpcServerMigrationCredentials, takesBothProtocols, type GrpcTls } from './grpc-tls';
+import { grpcServerCredentials, grpcServerMigrationCredentials, peerIdentity, takesBothProtocols, type GrpcTls } from './grpc-tls';
 import type { Logger } from './logger';
 
 export const REQUEST_ID_KEY = 'x-request-id';
@@ -21,6 +21,12 @@ export interface CallContext {
   /** Aborted when the caller cancels or its deadline passes. */
   signal: AbortSignal;
   logger: Logger;
+  /**
+   * Who called, by the identity in their certificate (grpc-tls.ts): "gateway",
+   * "cli", ... Undefined for a call without mutual TLS (GRPC_TLS=off, or a
+   * plaintext call during a migration): then nothing about the caller is known.
+   */
+  readonly caller: string | undefined;
 }
 
 /** The generated server interface, as async functions of (request, context). */
@@ -61,6 +67,10 @@ class HandlerContext implements CallContext {
       if (this.cancelled) this.controller.abort();
     }
     return this.controller.signal;
+  }
+
+  get caller(): string | undefined {
+    return peerIdentity(this.call.getAuthContext().sslPeerCertificate);
   }
 
   get logger(): Logger {

@@ -17,6 +17,7 @@ import {
 import type { IdentityConfig } from './config';
 import { AccountService } from './domain/accounts';
 import { AdminService } from './domain/admin';
+import { OperatorActors } from './domain/operator-actors';
 import { AppLeftovers } from './domain/app-leftovers';
 import { AppService } from './domain/apps';
 import { CredentialCrypto } from './domain/credential-crypto';
@@ -214,7 +215,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     return await startGrpcService({
       protoService: 'sandbox.identity.v1.IdentityService',
       definition: identity.IdentityServiceService,
-      implementation: identityHandlers({ accounts, apps, logs, usage, admin, verifier }, logger),
+      implementation: identityHandlers({ accounts, apps, logs, usage, admin, operators: new OperatorActors(accounts), verifier }, logger),
       host: config.host,
       port: config.port,
       tls: config.grpcTls,

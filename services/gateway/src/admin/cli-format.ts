@@ -57,8 +57,12 @@ export function purgedText(purged: Answer<'purge'>): string {
   return purged.dryRun ? `Dry run: would delete ${what} (created before ${purged.before}). Nothing was deleted.` : `Deleted ${what} (created before ${purged.before}).`;
 }
 
+/** An operator by email; the CLI by its certificate, with the user it said it ran as (not verified, so marked). */
+const who = (actor: { kind: string; id: string; email: string; statedUser?: string }) =>
+  actor.email || `${actor.kind}:${actor.id}${actor.statedUser ? ` (says ${actor.statedUser})` : ''}`;
+
 export function auditText(page: Answer<'audit'>): string {
-  const rows = page.entries.map((e) => [when(e.at), e.actor.email || `${e.actor.kind}:${e.actor.id}`, e.action, e.targetEmail || e.targetUserId || '-', e.detail || '-']);
+  const rows = page.entries.map((e) => [when(e.at), who(e.actor), e.action, e.targetEmail || e.targetUserId || '-', e.detail || '-']);
   const more = page.nextPageToken ? `\nmore: --page-token ${page.nextPageToken}` : '';
   return `${table(['AT', 'BY', 'ACTION', 'USER', 'DETAIL'], rows)}${more}`;
 }
@@ -68,7 +72,7 @@ const limitWords = (limit: LimitJson) => (limit.exempt ? 'exempt' : `${limit.per
 
 export function limitsText(list: Answer<'listAppLimits'>): string {
   if (!list.limits.length) return 'No app has a limit of its own: every app has the default.';
-  const rows = list.limits.map((l) => [l.appId, limitWords(l), when(l.setAt), l.setBy.email || `${l.setBy.kind}:${l.setBy.id}`]);
+  const rows = list.limits.map((l) => [l.appId, limitWords(l), when(l.setAt), who(l.setBy)]);
   return table(['APP ID', 'LIMIT', 'SET', 'BY'], rows);
 }
 

@@ -1,17 +1,21 @@
 import { hostname, userInfo } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppError, ConfigError, type CallOptionsLite } from '@sandbox/runtime';
 import { closeBackendClients, createBackendClients } from '../clients';
 import { loadGatewayConfig } from '../config';
 import { auditText, deletedText, disabledText, limitsText, limitText, purgedText, unlimitText, userText, usersText } from './cli-format';
-import { AdminOperations, type Actor } from './operations';
+import { AdminOperations, type Operator } from './operations';
 
 /*
  * The operators' CLI (docs/operators.md): `npm run admin -- <command>` in a
- * checkout, `sandbox-admin <command>` in the image (kubectl exec into a
- * gateway pod). It reads the gateway's own configuration (the service
- * addresses), builds the same gRPC clients, and acts through the same
- * AdminOperations as /api/admin/..., as the actor `cli` `<os user>@<host>`.
+ * checkout, `sandbox-admin <command>` in the image (the chart's `admin`
+ * container beside each gateway, compose's `admin` service). It reads the
+ * gateway's configuration (the service addresses), builds the same gRPC
+ * clients, and acts through the same AdminOperations as /api/admin/...,
+ * presenting a certificate of its own (`cli`): identity knows it by that
+ * certificate and audits it as the actor `cli`, with the `<os user>@<host>`
+ * it states beside (docs/security.md, "Operator actions").
  * Exit codes: 0 done; 1 a service refused or could not be reached (its words
  * are printed); 2 the command line is wrong (one line naming the problem).
  */
@@ -26,7 +30,7 @@ interface Command {
   /** The names of its positional arguments, in order. */
   args?: readonly string[];
   options?: Record<string, { type: 'string' | 'boolean' }>;
-  run(ops: AdminOperations, actor: Actor, args: string[], values: Values): Promise<{ json: unknown; text: string }>;
+  run(ops: AdminOperations, operator: Operator, args: string[], values: Values): Promise<{ json: unknown; text: string }>;
 }
 
 /** A command line that cannot be run: its one line, and exit code 2. */
@@ -54,12 +58,12 @@ const COMMANDS: Record<string, Command> = {
     usage: 'users [--email <part>]',
     what: 'every user, with app counts, request counts and last activity (--email: those whose email contains it)',
     options: { email: { type: 'string' } },
-    async run(ops, _actor, _args, values) {
+    async run(ops, operator, _args, values) {
       // Every page: an operator reading a class wants all of it.
-      const first = await ops.listUsers({ email: string(values, 'email') });
+      const first = await ops.listUsers(operator, { email: string(values, 'email') });
       const users = [...first.users];
       for (let token = first.nextPageToken; token; ) {
-        const page = await ops.listUsers({ email: string(values, 'email'), pageToken: token });
+        const page = await ops.listUsers(operator, { email: string(values, 'email'), pageToken: token });
         users.push(...page.users);
         token = page.nextPageToken;
       }
@@ -70,8 +74,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'user <id>',
     what: "one user and their apps (never a secret)",
     args: ['id'],
-    async run(ops, _actor, [id]) {
-      const user = await ops.getUser(id!);
+    async run(ops, operator, [id]) {
+      const user = await ops.getUser(operator, id!);
       return { json: user, text: userText(user) };
     },
   },
@@ -79,8 +83,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'disable <id>',
     what: 'disable a user: their sessions and apps stop working until enabled',
     args: ['id'],
-    async run(ops, actor, [id]) {
-      const user = await ops.setDisabled(actor, id!, true);
+    async run(ops, operator, [id]) {
+      const user = await ops.setDisabled(operator, id!, true);
       return { json: user, text: disabledText(user) };
     },
   },
@@ -88,8 +92,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'enable <id>',
     what: 'enable a disabled user again',
     args: ['id'],
-    async run(ops, actor, [id]) {
-      const user = await ops.setDisabled(actor, id!, false);
+    async run(ops, operator, [id]) {
+      const user = await ops.setDisabled(operator, id!, false);
       return { json: user, text: disabledText(user) };
     },
   },
@@ -97,8 +101,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'delete <id>',
     what: 'delete a user with their apps, credentials, tokens, logs and OAuth state',
     args: ['id'],
-    async run(ops, actor, [id]) {
-      const deleted = await ops.deleteUser(actor, id!, LONG_CALL);
+    async run(ops, operator, [id]) {
+      const deleted = await ops.deleteUser(operator, id!, LONG_CALL);
       return { json: deleted, text: deletedText(deleted) };
     },
   },
@@ -106,11 +110,11 @@ const COMMANDS: Record<string, Command> = {
     usage: 'purge --before <day or time> [--dry-run]',
     what: 'delete every learner created before then, and the usage counted before it (--dry-run: only count)',
     options: { before: { type: 'string' }, 'dry-run': { type: 'boolean' } },
-    async run(ops, actor, _args, values) {
+    async run(ops, operator, _args, values) {
       const before = string(values, 'before');
       if (!before) throw new UsageError('purge needs --before <day or time>, e.g. --before 2030-06-30');
       if (Number.isNaN(Date.parse(before))) throw new UsageError(`--before must be a day (YYYY-MM-DD) or an RFC 3339 time (got ${JSON.stringify(before)})`);
-      const purged = await ops.purge(actor, { before, dryRun: values['dry-run'] === true }, LONG_CALL);
+      const purged = await ops.purge(operator, { before, dryRun: values['dry-run'] === true }, LONG_CALL);
       return { json: purged, text: purgedText(purged) };
     },
   },
@@ -118,14 +122,14 @@ const COMMANDS: Record<string, Command> = {
     usage: 'usage [--from <day>] [--to <day>]',
     what: 'requests per day, user, app, auth style and route family, as CSV (--json: as objects)',
     options: { from: { type: 'string' }, to: { type: 'string' } },
-    async run(ops, actor, _args, values) {
+    async run(ops, operator, _args, values) {
       const range = { from: day(values, 'from'), to: day(values, 'to') };
       if (values.json) {
-        const rows = await ops.usage(actor, range, LONG_CALL);
+        const rows = await ops.usage(operator, range, LONG_CALL);
         const json = rows.map((r) => ({ day: r.day, user_id: r.userId, email: r.email, app_id: r.appId, app_name: r.appName, auth_style: r.authStyle, route_family: r.routeFamily, requests: r.requests }));
         return { json, text: '' };
       }
-      const { csv } = await ops.usageExport(actor, range, LONG_CALL);
+      const { csv } = await ops.usageExport(operator, range, LONG_CALL);
       return { json: undefined, text: csv.replace(/\r\n$/, '') };
     },
   },
@@ -133,8 +137,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'audit [--page-size <n>] [--page-token <token>]',
     what: 'the audit log of operator actions, newest first',
     options: { 'page-size': { type: 'string' }, 'page-token': { type: 'string' } },
-    async run(ops, _actor, _args, values) {
-      const page = await ops.audit({ pageSize: pageSize(values), pageToken: string(values, 'page-token') });
+    async run(ops, operator, _args, values) {
+      const page = await ops.audit(operator, { pageSize: pageSize(values), pageToken: string(values, 'page-token') });
       return { json: page, text: auditText(page) };
     },
   },
@@ -151,11 +155,11 @@ const COMMANDS: Record<string, Command> = {
     what: "set an app's own fair-share limit: exempt (a load test), or another rate and burst",
     args: ['appId'],
     options: { exempt: { type: 'boolean' }, 'per-second': { type: 'string' }, burst: { type: 'string' } },
-    async run(ops, actor, [appId], values) {
+    async run(ops, operator, [appId], values) {
       const rate = values['per-second'] !== undefined || values.burst !== undefined;
       if (values.exempt === rate) throw new UsageError('limit needs either --exempt, or --per-second <n> with --burst <n>');
       const setting = values.exempt ? ({ exempt: true } as const) : { perSecond: positiveNumber(values, 'per-second', false), burst: positiveNumber(values, 'burst', true) };
-      const limit = await ops.setAppLimit(actor, appId!, setting);
+      const limit = await ops.setAppLimit(operator, appId!, setting);
       return { json: limit, text: limitText(limit) };
     },
   },
@@ -163,8 +167,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'unlimit <appId>',
     what: "clear an app's own limit: the default applies again",
     args: ['appId'],
-    async run(ops, actor, [appId]) {
-      const cleared = await ops.clearAppLimit(actor, appId!);
+    async run(ops, operator, [appId]) {
+      const cleared = await ops.clearAppLimit(operator, appId!);
       return { json: cleared, text: unlimitText(cleared) };
     },
   },
@@ -181,8 +185,12 @@ export const HELP = [
   'Exit codes: 0 done, 1 a service refused or could not be reached, 2 a wrong command line. docs/operators.md has more.',
 ].join('\n');
 
-/** The CLI's actor: the OS user and host, which is what an operator can be told apart by inside a pod. */
-export function cliActor(): Actor {
+/**
+ * The CLI as an operator: no session (its certificate speaks for it), and the
+ * OS user and host, which is what an operator can be told apart by inside a
+ * pod, stated for the audit log.
+ */
+export function cliOperator(): Operator {
   let user: string;
   try {
     user = userInfo().username;
@@ -190,7 +198,7 @@ export function cliActor(): Actor {
     // A container's user may have no passwd entry (Kubernetes runAsUser): its number is what there is.
     user = process.env.USER || `uid-${process.getuid?.() ?? 'unknown'}`;
   }
-  return { kind: 'cli', id: `${user}@${hostname()}`, email: '' };
+  return { credential: { sessionToken: '', statedUser: `${user}@${hostname()}` } };
 }
 
 export interface CliOutput {
@@ -226,9 +234,9 @@ export async function runCli(argv: readonly string[], io: CliOutput, env: NodeJS
 
   let clients: ReturnType<typeof createBackendClients> | undefined;
   try {
-    const config = loadGatewayConfig(env);
+    const config = loadGatewayConfig(cliEnvironment(env));
     clients = createBackendClients(config);
-    const result = await command.run(new AdminOperations(clients.identity, clients.oauth), cliActor(), args, values);
+    const result = await command.run(new AdminOperations(clients.identity, clients.oauth), cliOperator(), args, values);
     io.out(values.json ? JSON.stringify(result.json, null, 2) : result.text);
     return 0;
   } catch (error) {
@@ -236,7 +244,7 @@ export async function runCli(argv: readonly string[], io: CliOutput, env: NodeJS
       io.err(`admin: ${error.message}`);
       return 2;
     }
-    if (error instanceof AppError) io.err(`admin: ${error.message} (${error.code})`);
+    if (error instanceof AppError) io.err(`admin: ${error.message} (${error.code})${error.code === 'operator_required' ? NOT_THE_CLI_CERTIFICATE : ''}`);
     else if (error instanceof ConfigError) io.err(`admin: ${error.message}`);
     else io.err(`admin: ${oneLine(error)}`);
     return 1;
@@ -244,6 +252,17 @@ export async function runCli(argv: readonly string[], io: CliOutput, env: NodeJS
     if (clients) closeBackendClients(clients);
   }
 }
+
+/**
+ * The CLI is a caller of its own: the certificate in its GRPC_TLS_DIR, or the
+ * run's `cli` one when `npm start` keeps them (GRPC_TLS_RUN_DIR), never the
+ * gateway's (with it, identity refuses every command: operator_required).
+ */
+function cliEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return env.GRPC_TLS_DIR || !env.GRPC_TLS_RUN_DIR ? env : { ...env, GRPC_TLS_DIR: join(env.GRPC_TLS_RUN_DIR, 'cli') };
+}
+const NOT_THE_CLI_CERTIFICATE =
+  '\nadmin: identity knows the CLI by its own certificate (spiffe://training-sandbox/cli) in GRPC_TLS_DIR: run it in the chart\'s admin container, compose\'s admin service, or beside npm start with GRPC_TLS_RUN_DIR (docs/operators.md).';
 
 /** A parseArgs refusal (or any error) as one line: its message up to the first line break. */
 const oneLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;

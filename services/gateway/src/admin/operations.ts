@@ -25,11 +25,23 @@ type IdentityClient = Pick<
 >;
 type OAuthClient = Pick<PromiseClient<oauth.OAuthServiceClient>, 'forgetApps'>;
 
-/** Who acts, as the audit log records it: an operator's portal session, or the CLI (`<os user>@<host>`). */
-export type Actor = identity.Actor;
+/**
+ * Who asks, as passed on for identity to verify itself (the proto's
+ * OperatorCredential; docs/security.md, "Operator actions"): an operator's
+ * portal session, or the CLI, which its certificate identifies. The audit
+ * log names whom identity verified, never what is written here.
+ */
+export interface Operator {
+  credential: identity.OperatorCredential;
+  /** The session's user as the gateway verified it, for the early refusal to act on oneself. */
+  sessionUserId?: string;
+}
 
-/** An operator's portal session as an actor. */
-export const sessionActor = (user: identity.User): Actor => ({ kind: 'session', id: user.id, email: user.email });
+/** An operator's portal session: its token goes to identity with every admin call. */
+export const sessionOperator = (session: { user: identity.User; token: string }): Operator => ({
+  credential: { sessionToken: session.token, statedUser: '' },
+  sessionUserId: session.user.id,
+});
 
 // ---- the JSON of each answer ----------------------------------------------------
 
@@ -49,7 +61,13 @@ export function adminUserJson(admin: identity.AdminUser | undefined) {
 }
 export type AdminUserJson = ReturnType<typeof adminUserJson>;
 
-const actorJson = (actor: Actor | undefined) => ({ kind: actor?.kind ?? '', id: actor?.id ?? '', email: actor?.email ?? '' });
+/** statedUser: the CLI's "<os user>@<host>" as it said it (not verified); only present when there is one. */
+const actorJson = (actor: identity.Actor | undefined) => ({
+  kind: actor?.kind ?? '',
+  id: actor?.id ?? '',
+  email: actor?.email ?? '',
+  ...(actor?.statedUser ? { statedUser: actor.statedUser } : {}),
+});
 
 function auditEntryJson(entry: identity.AuditEntry) {
   return {
@@ -92,19 +110,22 @@ export class AdminOperations {
     private readonly logger?: Logger,
   ) {}
 
-  async listUsers(query: { pageSize?: number; pageToken?: string; email?: string }, call?: CallOptionsLite) {
-    const page = await this.identity.adminListUsers({ pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '', emailContains: query.email ?? '' }, call);
+  async listUsers(operator: Operator, query: { pageSize?: number; pageToken?: string; email?: string }, call?: CallOptionsLite) {
+    const page = await this.identity.adminListUsers(
+      { operator: operator.credential, pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '', emailContains: query.email ?? '' },
+      call,
+    );
     return { users: page.users.map(adminUserJson), total: page.total, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
   }
 
   /** The user and their apps: metadata only, never a secret (the portal's App JSON). */
-  async getUser(userId: string, call?: CallOptionsLite) {
-    const found = await this.identity.adminGetUser({ userId }, call);
+  async getUser(operator: Operator, userId: string, call?: CallOptionsLite) {
+    const found = await this.identity.adminGetUser({ operator: operator.credential, userId }, call);
     return { ...adminUserJson(found.user), apps: found.apps.map(appJson) };
   }
 
-  async setDisabled(actor: Actor, userId: string, disabled: boolean, call?: CallOptionsLite) {
-    return adminUserJson((await this.identity.adminSetUserDisabled({ actor, userId, disabled }, call)).user);
+  async setDisabled(operator: Operator, userId: string, disabled: boolean, call?: CallOptionsLite) {
+    return adminUserJson((await this.identity.adminSetUserDisabled({ operator: operator.credential, userId, disabled }, call)).user);
   }
 
   /**
@@ -118,12 +139,12 @@ export class AdminOperations {
    * the deletion sweeps that up (it is refused anyway once the app is gone,
    * so a failure there is only logged).
    */
-  async deleteUser(actor: Actor, userId: string, call?: CallOptionsLite) {
+  async deleteUser(operator: Operator, userId: string, call?: CallOptionsLite) {
     // Identity refuses this too, but only at step 3: by then oauth would have forgotten the operator's own apps' state.
-    if (actor.kind === 'session' && actor.id === userId) throw failedPrecondition('cannot_act_on_self', 'An operator cannot delete their own account; another operator can, or the CLI.');
-    const { apps } = await this.identity.adminGetUser({ userId }, call);
+    if (operator.sessionUserId === userId) throw failedPrecondition('cannot_act_on_self', 'An operator cannot delete their own account; another operator can, or the CLI.');
+    const { apps } = await this.identity.adminGetUser({ operator: operator.credential, userId }, call);
     await this.forget(apps.map((app) => app.appId), call);
-    const deleted = await this.identity.adminDeleteUser({ actor, userId }, call);
+    const deleted = await this.identity.adminDeleteUser({ operator: operator.credential, userId }, call);
     await this.forgetAfterwards(deleted.appIds, call);
     return { id: deleted.userId || userId, status: 'deleted' as const, appsDeleted: deleted.appsDeleted };
   }
@@ -136,32 +157,32 @@ export class AdminOperations {
    * same reason, as deleteUser), then sweeps again for the apps of the real
    * run (a `before` in the future may take in users who signed up since).
    */
-  async purge(actor: Actor, request: { before: string; dryRun?: boolean }, call?: CallOptionsLite) {
+  async purge(operator: Operator, request: { before: string; dryRun?: boolean }, call?: CallOptionsLite) {
     const before = momentOf(request.before);
     const dryRun = request.dryRun ?? false;
-    const preview = await this.identity.adminPurge({ actor, before, dryRun: true }, call);
+    const preview = await this.identity.adminPurge({ operator: operator.credential, before, dryRun: true }, call);
     let result = preview;
     if (!dryRun) {
       await this.forget(preview.appIds, call);
-      result = await this.identity.adminPurge({ actor, before, dryRun: false }, call);
+      result = await this.identity.adminPurge({ operator: operator.credential, before, dryRun: false }, call);
       await this.forgetAfterwards(result.appIds, call);
     }
     return { before, dryRun, users: result.users, apps: result.apps, usageRows: result.usageRows };
   }
 
   /** Requests per day, user, app, auth style and route family, from `from` to `to` (UTC days, both included; absent: no bound). Audited by identity. */
-  async usage(actor: Actor, range: { from?: string; to?: string }, call?: CallOptionsLite): Promise<identity.UsageRow[]> {
-    return (await this.identity.adminUsage({ actor, from: range.from ?? '', to: range.to ?? '' }, call)).rows;
+  async usage(operator: Operator, range: { from?: string; to?: string }, call?: CallOptionsLite): Promise<identity.UsageRow[]> {
+    return (await this.identity.adminUsage({ operator: operator.credential, from: range.from ?? '', to: range.to ?? '' }, call)).rows;
   }
 
   /** The same, as CSV (usage-csv.ts), with its file name. */
-  async usageExport(actor: Actor, range: { from?: string; to?: string }, call?: CallOptionsLite) {
-    return { fileName: usageFileName(range.from, range.to), csv: usageCsv(await this.usage(actor, range, call)) };
+  async usageExport(operator: Operator, range: { from?: string; to?: string }, call?: CallOptionsLite) {
+    return { fileName: usageFileName(range.from, range.to), csv: usageCsv(await this.usage(operator, range, call)) };
   }
 
   /** The audit log, newest first. */
-  async audit(query: { pageSize?: number; pageToken?: string }, call?: CallOptionsLite) {
-    const page = await this.identity.adminListAudit({ pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '' }, call);
+  async audit(operator: Operator, query: { pageSize?: number; pageToken?: string }, call?: CallOptionsLite) {
+    const page = await this.identity.adminListAudit({ operator: operator.credential, pageSize: query.pageSize ?? 0, pageToken: query.pageToken ?? '' }, call);
     return { entries: page.entries.map(auditEntryJson), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
   }
 
@@ -169,13 +190,14 @@ export class AdminOperations {
     return { limits: (await this.identity.listAppLimits({}, call)).limits.map(appLimitJson) };
   }
 
-  async setAppLimit(actor: Actor, appId: string, setting: LimitSetting, call?: CallOptionsLite) {
-    const request = 'exempt' in setting ? { actor, appId, exempt: true, perSecond: 0, burst: 0 } : { actor, appId, exempt: false, ...setting };
+  async setAppLimit(operator: Operator, appId: string, setting: LimitSetting, call?: CallOptionsLite) {
+    const limit = 'exempt' in setting ? { exempt: true, perSecond: 0, burst: 0 } : { exempt: false, ...setting };
+    const request = { operator: operator.credential, appId, ...limit };
     return appLimitJson((await this.identity.adminSetAppLimit(request, call)).limit);
   }
 
-  async clearAppLimit(actor: Actor, appId: string, call?: CallOptionsLite) {
-    await this.identity.adminClearAppLimit({ actor, appId }, call);
+  async clearAppLimit(operator: Operator, appId: string, call?: CallOptionsLite) {
+    await this.identity.adminClearAppLimit({ operator: operator.credential, appId }, call);
     return { appId, status: 'cleared' as const };
   }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AdminOperations, sessionActor, type LimitSetting } from '../admin/operations';
+import { AdminOperations, sessionOperator, type LimitSetting } from '../admin/operations';
 import { USAGE_COLUMNS } from '../admin/usage-csv';
 import { sessionOf } from '../auth/scheme';
 import type { GatewayDeps } from '../deps';
@@ -30,9 +30,13 @@ const userPath = z.object({ id: z.string().meta({ description: "The user's id, f
 const appPath = z.object({ appId: z.string().meta({ description: 'The App ID (client_id).', example: 'app_Xq3V0d5yH2kq8Jr1mT9bWg' }) });
 const actorSchema = z
   .object({
-    kind: z.string().meta({ description: '"session": an operator signed in to the portal; "cli": npm run admin.', example: 'session' }),
-    id: z.string().meta({ description: "The operator's user id, or the CLI's OS user and host.", example: '66f1c0a95e2b4d7a9c3e1f21' }),
+    kind: z.string().meta({ description: '"session": an operator signed in to the portal; "cli": the admin CLI.', example: 'session' }),
+    id: z.string().meta({ description: "What identity verified: the operator's user id, or the CLI's certificate identity (\"cli\").", example: '66f1c0a95e2b4d7a9c3e1f21' }),
     email: z.string().meta({ description: "The operator's email, when known.", example: 'ops@example.org' }),
+    statedUser: z
+      .string()
+      .optional()
+      .meta({ description: 'The CLI only: the OS user and host it said it runs as. Not verified.', example: 'ops@admin-7d9f' }),
   })
   .meta({ id: 'AdminActor' });
 
@@ -163,11 +167,11 @@ const LONG_DEADLINE_MS = 30_000;
 
 export function adminRoutes(deps: GatewayDeps): Route[] {
   const operations = new AdminOperations(deps.clients.identity, deps.clients.oauth, deps.logger);
-  const actor = (ctx: RouteContext) => sessionActor(sessionOf(ctx).user);
+  const operator = (ctx: RouteContext) => sessionOperator(sessionOf(ctx));
   const admin = (spec: RouteSpec) => route({ auth: ['portal_session'], operatorOnly: true, noStore: true, rateLimited: false, ...spec });
   const pageSize = (value: string | undefined) => (value === undefined ? undefined : Number(value));
   const setDisabled = (disabled: boolean) => async (ctx: RouteContext) =>
-    json(await operations.setDisabled(actor(ctx), inputOf(ctx, contracts.setDisabled).params.id, disabled, ctx.call()));
+    json(await operations.setDisabled(operator(ctx), inputOf(ctx, contracts.setDisabled).params.id, disabled, ctx.call()));
 
   return [
     admin({
@@ -177,7 +181,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.listUsers,
       handler: async (ctx) => {
         const { query } = inputOf(ctx, contracts.listUsers);
-        return json(await operations.listUsers({ pageSize: pageSize(query.page_size), pageToken: query.pageToken, email: query.email }, ctx.call()));
+        return json(await operations.listUsers(operator(ctx), { pageSize: pageSize(query.page_size), pageToken: query.pageToken, email: query.email }, ctx.call()));
       },
     }),
     admin({
@@ -185,7 +189,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       path: '/api/admin/users/:id',
       summary: "One user and their apps (never a secret).",
       contract: contracts.getUser,
-      handler: async (ctx) => json(await operations.getUser(inputOf(ctx, contracts.getUser).params.id, ctx.call())),
+      handler: async (ctx) => json(await operations.getUser(operator(ctx), inputOf(ctx, contracts.getUser).params.id, ctx.call())),
     }),
     admin({
       methods: 'POST',
@@ -201,7 +205,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       summary: 'Delete a user with their apps, credentials, tokens, logs and OAuth state.',
       contract: contracts.deleteUser,
       deadlineMs: LONG_DEADLINE_MS,
-      handler: async (ctx) => json(await operations.deleteUser(actor(ctx), inputOf(ctx, contracts.deleteUser).params.id, ctx.call())),
+      handler: async (ctx) => json(await operations.deleteUser(operator(ctx), inputOf(ctx, contracts.deleteUser).params.id, ctx.call())),
     }),
     admin({
       methods: 'POST',
@@ -210,7 +214,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       body: 'json',
       contract: contracts.purge,
       deadlineMs: LONG_DEADLINE_MS,
-      handler: async (ctx) => json(await operations.purge(actor(ctx), inputOf(ctx, contracts.purge).body, ctx.call())),
+      handler: async (ctx) => json(await operations.purge(operator(ctx), inputOf(ctx, contracts.purge).body, ctx.call())),
     }),
     admin({
       methods: 'GET',
@@ -219,7 +223,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.usage,
       deadlineMs: LONG_DEADLINE_MS,
       handler: async (ctx) => {
-        const { fileName, csv } = await operations.usageExport(actor(ctx), inputOf(ctx, contracts.usage).query, ctx.call());
+        const { fileName, csv } = await operations.usageExport(operator(ctx), inputOf(ctx, contracts.usage).query, ctx.call());
         const body = Buffer.from(csv);
         return {
           status: 200,
@@ -235,7 +239,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.audit,
       handler: async (ctx) => {
         const { query } = inputOf(ctx, contracts.audit);
-        return json(await operations.audit({ pageSize: pageSize(query.page_size), pageToken: query.pageToken }, ctx.call()));
+        return json(await operations.audit(operator(ctx), { pageSize: pageSize(query.page_size), pageToken: query.pageToken }, ctx.call()));
       },
     }),
     admin({
@@ -254,7 +258,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       handler: async (ctx) => {
         const { params, body } = inputOf(ctx, contracts.setLimit);
         const setting: LimitSetting = body.exempt ? { exempt: true } : { perSecond: body.perSecond!, burst: body.burst! };
-        return json(await operations.setAppLimit(actor(ctx), params.appId, setting, ctx.call()));
+        return json(await operations.setAppLimit(operator(ctx), params.appId, setting, ctx.call()));
       },
     }),
     admin({
@@ -262,7 +266,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       path: '/api/admin/apps/:appId/limit',
       summary: "Clear an app's own limit: the default applies again.",
       contract: contracts.clearLimit,
-      handler: async (ctx) => json(await operations.clearAppLimit(actor(ctx), inputOf(ctx, contracts.clearLimit).params.appId, ctx.call())),
+      handler: async (ctx) => json(await operations.clearAppLimit(operator(ctx), inputOf(ctx, contracts.clearLimit).params.appId, ctx.call())),
     }),
   ];
 }

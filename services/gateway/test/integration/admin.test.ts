@@ -367,12 +367,20 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       expect(disabled).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Disabled /) });
       expectError(await apiRequest(A, 'GET', '/api/me', { token }), 403, 'account_disabled');
       const entry = (await audit())[0];
-      expect(entry).toMatchObject({ action: 'user.disable', targetUserId: id, actor: { kind: 'cli', id: expect.stringMatching(/^.+@.+$/) } });
+      expect(entry).toMatchObject({ action: 'user.disable', targetUserId: id, actor: { kind: 'cli', id: 'cli', statedUser: expect.stringMatching(/^.+@.+$/) } });
       expect((await runCli(system.env, 'enable', id)).code).toBe(0);
       expect((await apiRequest(A, 'GET', '/api/me', { token })).status).toBe(200);
       const log = await runCli(system.env, 'audit');
       expect(log.stdout.split('\n')[0]).toMatch(/^AT\s+BY\s+ACTION\s+USER\s+DETAIL$/);
       expect(log.stdout.split('\n')[1]).toMatch(/user\.enable/);
+      expect(log.stdout.split('\n')[1]).toMatch(/cli:cli \(says .+@.+\)/);
+    });
+
+    it("when the CLI runs with the gateway's certificate instead of its own, then identity refuses every command and the CLI says which certificate it needs", async () => {
+      const asGateway = await runCli({ ...system.env, GRPC_TLS_DIR: join(system.env.GRPC_TLS_RUN_DIR!, 'gateway') }, 'users');
+      expect(asGateway.code).toBe(1);
+      expect(asGateway.stdout).toBe('');
+      expect(asGateway.stderr).toMatch(/\(operator_required\)\nadmin: identity knows the CLI by its own certificate/);
     });
 
     it('when an operator sets and clears an app limit and exports usage, then the same as through the API', async () => {

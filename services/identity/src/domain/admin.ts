@@ -9,7 +9,6 @@ import type { UserCursor, UserRecord, UserStore } from '../stores/user-store';
 import { DELETED_USER_MEMORY_MS, deletedUserRecordId } from './accounts';
 import { AppLeftovers } from './app-leftovers';
 import { PATTERN } from './credentials';
-import { LIMITS } from './limits';
 import { isOperator, type OperatorRule } from './operators';
 import type { PageTokens } from './page-tokens';
 import { newLogId } from './request-logs';
@@ -74,21 +73,6 @@ export function parseBefore(text: string): Date {
   return new Date(moment);
 }
 
-/** The longest actor id kept: a user id, or the CLI's "<os user>@<host>" (a host name is at most 253). */
-const ACTOR_ID_MAX = 320;
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
-
-/** Who does an operator's action, as the audit log will name them. */
-export function checkActor(actor: { kind: string; id: string; email: string } | undefined): AuditActor {
-  if (!actor || (actor.kind !== 'session' && actor.kind !== 'cli') || actor.id === '') {
-    throw invalidArgument('actor_required', 'Every operator action names who does it: a signed-in operator (kind "session"), or the admin CLI (kind "cli"), with an id.');
-  }
-  if (actor.id.length > ACTOR_ID_MAX || actor.email.length > LIMITS.emailMax || !PRINTABLE.test(actor.id) || !PRINTABLE.test(actor.email)) {
-    throw invalidArgument('invalid_actor', `The actor's id (at most ${ACTOR_ID_MAX} characters) or email (at most ${LIMITS.emailMax}) is too long or holds control characters.`);
-  }
-  return { kind: actor.kind, id: actor.id, email: actor.email };
-}
-
 /**
  * What operators do (docs/operators.md): look at users, disable, enable or
  * delete one, purge everything from before a moment, export usage, and set
@@ -129,8 +113,7 @@ export class AdminService {
     return { overview: overview!, apps: await this.deps.apps.listByOwner(user.id) };
   }
 
-  async setDisabled(actorInput: AuditActor | undefined, userId: string, disabled: boolean): Promise<UserOverview> {
-    const actor = checkActor(actorInput);
+  async setDisabled(actor: AuditActor, userId: string, disabled: boolean): Promise<UserOverview> {
     this.notSelf(actor, userId);
     const user = await this.findUser(userId);
     // The user first (one write: their sessions and sign-ins are refused from
@@ -152,8 +135,7 @@ export class AdminService {
     return overview!;
   }
 
-  async deleteUser(actorInput: AuditActor | undefined, userId: string): Promise<{ appIds: string[] }> {
-    const actor = checkActor(actorInput);
+  async deleteUser(actor: AuditActor, userId: string): Promise<{ appIds: string[] }> {
     this.notSelf(actor, userId);
     const user = await this.findUser(userId);
     const appIds = await this.erase(user);
@@ -167,8 +149,7 @@ export class AdminService {
    * older than it. A dry run changes nothing, says what would go, and is not
    * audited (it changes nothing; the real run that follows is).
    */
-  async purge(actorInput: AuditActor | undefined, beforeText: string, dryRun: boolean): Promise<{ users: number; apps: number; usageRows: number; appIds: string[] }> {
-    const actor = checkActor(actorInput);
+  async purge(actor: AuditActor, beforeText: string, dryRun: boolean): Promise<{ users: number; apps: number; usageRows: number; appIds: string[] }> {
     const before = parseBefore(beforeText);
     const day = before.toISOString().slice(0, 10);
     const users = (await this.deps.users.createdBefore(before)).filter((user) => !this.spared(user));
@@ -190,8 +171,7 @@ export class AdminService {
     return { users: users.length, apps: appIds.length, usageRows, appIds };
   }
 
-  async usage(actorInput: AuditActor | undefined, from: string, to: string): Promise<UsageExportRow[]> {
-    const actor = checkActor(actorInput);
+  async usage(actor: AuditActor, from: string, to: string): Promise<UsageExportRow[]> {
     for (const [name, day] of [['from', from], ['to', to]] as const) {
       if (day !== '' && !isDay(day)) throw invalidArgument('invalid_day', `${name} must be a day in the form 2030-01-31.`);
     }
@@ -217,8 +197,7 @@ export class AdminService {
     return { entries, nextPageToken: rows.length > limit && last ? this.deps.tokens.seal(AUDIT_LIST, { time: last.at, id: last.id }) : '' };
   }
 
-  async setAppLimit(actorInput: AuditActor | undefined, appId: string, limit: { exempt: boolean; perSecond: number; burst: number }): Promise<AppLimitRecord> {
-    const actor = checkActor(actorInput);
+  async setAppLimit(actor: AuditActor, appId: string, limit: { exempt: boolean; perSecond: number; burst: number }): Promise<AppLimitRecord> {
     if (!limit.exempt) {
       if (!(Number.isFinite(limit.perSecond) && limit.perSecond > 0 && limit.perSecond <= 1_000_000)) {
         throw invalidArgument('invalid_limit', 'perSecond must be a number above 0 (at most 1000000), or set exempt instead.');
@@ -242,8 +221,7 @@ export class AdminService {
     return record;
   }
 
-  async clearAppLimit(actorInput: AuditActor | undefined, appId: string): Promise<void> {
-    const actor = checkActor(actorInput);
+  async clearAppLimit(actor: AuditActor, appId: string): Promise<void> {
     const app = await this.findApp(appId);
     if (!(await this.deps.limits.delete(app.appId))) throw notFound('app_limit_not_found', `${app.appId} has no limit of its own: it has the default.`);
     const owner = await this.deps.users.findById(app.ownerId);

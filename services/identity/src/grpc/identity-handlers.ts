@@ -1,12 +1,12 @@
 import { identity } from '@sandbox/contracts';
-import { unaryHandlers, unauthenticated, type Logger } from '@sandbox/runtime';
+import { unaryHandlers, unauthenticated, type CallContext, type Logger } from '@sandbox/runtime';
 import type { AccountService } from '../domain/accounts';
 import type { AdminService } from '../domain/admin';
 import type { AppService } from '../domain/apps';
+import type { OperatorActors } from '../domain/operator-actors';
 import type { RequestLogService } from '../domain/request-logs';
 import type { UsageService } from '../domain/usage';
 import type { CredentialVerifier } from '../domain/verification';
-import type { AuditActor } from '../stores/audit-store';
 import { toAdminUser, toApp, toAppLimit, toAuditEntry, toIssued, toLogEntry, toUser } from './mappers';
 
 export interface IdentityDomain {
@@ -15,6 +15,7 @@ export interface IdentityDomain {
   logs: RequestLogService;
   usage: UsageService;
   admin: AdminService;
+  operators: OperatorActors;
   verifier: CredentialVerifier;
 }
 
@@ -26,9 +27,9 @@ function owner(ownerId: string): string {
 
 /** Thin handlers: decode, call one domain function, encode. */
 export function identityHandlers(domain: IdentityDomain, logger: Logger): identity.IdentityServiceServer {
-  const { accounts, apps, logs, usage, admin, verifier } = domain;
-  /** The proto's Actor as the audit log keeps it; the admin service refuses one without a kind or id. */
-  const actorOf = (actor: identity.Actor | undefined) => actor as AuditActor | undefined;
+  const { accounts, apps, logs, usage, admin, operators, verifier } = domain;
+  /** Every admin RPC, reads too, first verifies the operator behind it; the audit log names who this returns. */
+  const operator = (request: { operator?: identity.OperatorCredential }, context: CallContext) => operators.verify(request.operator, context.caller);
   return unaryHandlers<identity.IdentityServiceServer>(
     identity.IdentityServiceService,
     {
@@ -120,27 +121,33 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
         return verifier.getSigningKey(request.appId);
       },
 
-      async adminListUsers(request) {
+      async adminListUsers(request, context) {
+        await operator(request, context);
         const page = await admin.listUsers({ pageSize: request.pageSize, pageToken: request.pageToken, emailContains: request.emailContains });
         return { users: page.users.map(toAdminUser), nextPageToken: page.nextPageToken, total: page.total };
       },
-      async adminGetUser(request) {
+      async adminGetUser(request, context) {
+        await operator(request, context);
         const { overview, apps: owned } = await admin.getUser(request.userId);
         return { user: toAdminUser(overview), apps: owned.map(toApp) };
       },
-      async adminSetUserDisabled(request) {
-        return { user: toAdminUser(await admin.setDisabled(actorOf(request.actor), request.userId, request.disabled)) };
+      async adminSetUserDisabled(request, context) {
+        const actor = await operator(request, context);
+        return { user: toAdminUser(await admin.setDisabled(actor, request.userId, request.disabled)) };
       },
-      async adminDeleteUser(request) {
-        const { appIds } = await admin.deleteUser(actorOf(request.actor), request.userId);
+      async adminDeleteUser(request, context) {
+        const actor = await operator(request, context);
+        const { appIds } = await admin.deleteUser(actor, request.userId);
         return { userId: request.userId, appsDeleted: appIds.length, appIds };
       },
-      async adminPurge(request) {
-        const purged = await admin.purge(actorOf(request.actor), request.before, request.dryRun);
+      async adminPurge(request, context) {
+        const actor = await operator(request, context);
+        const purged = await admin.purge(actor, request.before, request.dryRun);
         return { users: purged.users, apps: purged.apps, usageRows: purged.usageRows, appIds: purged.appIds };
       },
-      async adminUsage(request) {
-        const rows = await admin.usage(actorOf(request.actor), request.from, request.to);
+      async adminUsage(request, context) {
+        const actor = await operator(request, context);
+        const rows = await admin.usage(actor, request.from, request.to);
         return {
           rows: rows.map((row) => ({
             day: row.day,
@@ -155,16 +162,19 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
           })),
         };
       },
-      async adminListAudit(request) {
+      async adminListAudit(request, context) {
+        await operator(request, context);
         const page = await admin.listAudit({ pageSize: request.pageSize, pageToken: request.pageToken });
         return { entries: page.entries.map(toAuditEntry), nextPageToken: page.nextPageToken };
       },
-      async adminSetAppLimit(request) {
-        const limit = await admin.setAppLimit(actorOf(request.actor), request.appId, { exempt: request.exempt, perSecond: request.perSecond, burst: request.burst });
+      async adminSetAppLimit(request, context) {
+        const actor = await operator(request, context);
+        const limit = await admin.setAppLimit(actor, request.appId, { exempt: request.exempt, perSecond: request.perSecond, burst: request.burst });
         return { limit: toAppLimit(limit) };
       },
-      async adminClearAppLimit(request) {
-        await admin.clearAppLimit(actorOf(request.actor), request.appId);
+      async adminClearAppLimit(request, context) {
+        const actor = await operator(request, context);
+        await admin.clearAppLimit(actor, request.appId);
         return {};
       },
       async listAppLimits() {

@@ -4,7 +4,7 @@ import type { UserRecord } from '../stores/user-store';
 import type { IssuedCredentials } from '../domain/apps';
 import type { RequestLogRecord } from '../stores/request-log-store';
 import type { UserOverview } from '../domain/admin';
-import type { AuditRecord } from '../stores/audit-store';
+import type { AuditActor, AuditRecord } from '../stores/audit-store';
 import type { AppLimitRecord } from '../stores/app-limit-store';
 
 /** The one place an app record becomes a message: metadata only, never a hash or ciphertext. */
@@ -60,11 +60,13 @@ export function toAdminUser(overview: UserOverview): identity.AdminUser {
   };
 }
 
+const toActor = (actor: AuditActor): identity.Actor => ({ kind: actor.kind, id: actor.id, email: actor.email, statedUser: actor.statedUser ?? '' });
+
 export function toAuditEntry(entry: AuditRecord): identity.AuditEntry {
   return {
     id: entry.id,
     at: entry.at.toISOString(),
-    actor: { ...entry.actor },
+    actor: toActor(entry.actor),
     action: entry.action,
     targetUserId: entry.targetUserId,
     targetEmail: entry.targetEmail,
@@ -73,5 +75,5 @@ export function toAuditEntry(entry: AuditRecord): identity.AuditEntry {
 }
 
 export function toAppLimit(limit: AppLimitRecord): identity.AppLimit {
-  return { appId: limit.appId, exempt: limit.exempt, perSecond: limit.perSecond, burst: limit.burst, setAt: limit.setAt.toISOString(), setBy: { ...limit.setBy } };
+  return { appId: limit.appId, exempt: limit.exempt, perSecond: limit.perSecond, burst: limit.burst, setAt: limit.setAt.toISOString(), setBy: toActor(limit.setBy) };
 }

@@ -118,7 +118,7 @@ describe('timeout', () => {
 });
 
 describe('waiting, and stopping when the call is cancelled', () => {
-  const context = (controller: AbortController): CallContext => ({ requestId: 'r1', metadata: undefined as never, signal: controller.signal, logger: createLogger('test', 'silent') });
+  const context = (controller: AbortController): CallContext => ({ requestId: 'r1', metadata: undefined as never, signal: controller.signal, logger: createLogger('test', 'silent'), caller: 'gateway' });
 
   it('when the delay passes, then the planned answer comes back after sleeping exactly the applied delay', async () => {
     const waits: number[] = [];
