@@ -33,6 +33,8 @@ const KEYS_BY_SERVICE: Record<string, string[]> = {
 const ALL_KEYS = Object.values(KEYS_BY_SERVICE).flat();
 /** The processes with a certificate in the keys volume, tls/<name>/ (the operators' CLI too). */
 const TLS_NAMES = [...SANDBOX, 'cli'];
+/** The compose services that mount the keys volume: the processes, and `admin`, the operators' CLI with the `cli` certificate. */
+const WITH_KEYS = [...SANDBOX, 'admin'];
 /** Each gRPC service's plaintext grpc.health.v1 port, which its healthcheck asks (the chart's values use the same). */
 const HEALTH_PORTS: Record<string, number> = { identity: 50061, oauth: 50062, data: 50063, playground: 50064 };
 /** `${VAR:-default}` as compose resolves it where VAR is not set. */
@@ -191,8 +193,8 @@ describe('docker-compose.yml', () => {
     const waitingForKeys = Object.keys(compose.services)
       .filter((name) => compose.services[name].depends_on?.keys?.condition === 'service_completed_successfully')
       .sort();
-    // Every process needs its certificate, so every one waits for it.
-    expect(waitingForKeys).toEqual([...SANDBOX].sort());
+    // Every process needs its certificate, so every one waits for it (and so does the CLI).
+    expect(waitingForKeys).toEqual([...WITH_KEYS].sort());
   });
 
   it('when a process starts, then it mounts the keys read-only and loads only its own keys file (if it has keys); the stores mount nothing of it', () => {
@@ -201,7 +203,7 @@ describe('docker-compose.yml', () => {
       const loads = ((compose.services[name].command ?? []) as string[]).filter((arg) => arg.startsWith('--env-file='));
       const expected = {
         name,
-        mounts: SANDBOX.includes(name) ? [`sandbox-keys:${KEYS_DIR}:ro`] : [],
+        mounts: WITH_KEYS.includes(name) ? [`sandbox-keys:${KEYS_DIR}:ro`] : [],
         loads: KEYS_BY_SERVICE[name] ? [`--env-file=${KEYS_DIR}/${name}.env`] : [],
       };
       expect({ name, mounts, loads }).toEqual(expected);
@@ -213,6 +215,9 @@ describe('docker-compose.yml', () => {
       const env = environmentOf(name);
       expect({ name, tls: env.GRPC_TLS, dir: env.GRPC_TLS_DIR }).toEqual({ name, tls: '${GRPC_TLS:-on}', dir: `${KEYS_DIR}/tls/${name}` });
     }
+    // The operators' CLI has a certificate of its own: identity takes the gateway's for no operator.
+    expect({ tls: environmentOf('admin').GRPC_TLS, dir: environmentOf('admin').GRPC_TLS_DIR }).toEqual({ tls: '${GRPC_TLS:-on}', dir: `${KEYS_DIR}/tls/cli` });
+    expect(compose.services.admin.profiles).toEqual(['admin']);
     expect(read('docker-compose.yml')).not.toMatch(/GRPC_TLS: "?off/);
   });
 

@@ -152,6 +152,15 @@ describe('every process started from the image', () => {
   const compose = parse(read('docker-compose.yml'), { merge: true }) as Compose;
   let gatewayUrl: string;
   let ports: Record<string, number>;
+  /** What every container here gets on top of the compose file's environment: loopback ports and addresses. */
+  let common: Record<string, string>;
+  /** A compose service's environment, ${VAR:-default} resolved as compose does, with `extra` on top. */
+  const environmentFlags = (service: string, extra: Record<string, string>) => {
+    const composed = Object.entries(compose.services[service]!.environment ?? {})
+      .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+      .map(([k, v]) => [k, v.replace(/\$\{\w+:-([^}]*)\}/g, '$1')]);
+    return Object.entries({ ...Object.fromEntries(composed), ...extra }).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+  };
 
   beforeAll(async () => {
     const { mongoUrl, redisUrl } = requireStoreUrls();
@@ -163,7 +172,7 @@ describe('every process started from the image', () => {
       ports[`${service.toUpperCase()}_HEALTH_PORT`] = await freePort();
     }
     gatewayUrl = `http://127.0.0.1:${ports.PORT}`;
-    const common: Record<string, string> = {
+    common = {
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
@@ -184,10 +193,7 @@ describe('every process started from the image', () => {
     // with ${VAR:-default} as compose resolves it, but for the ports and addresses above and the test's stores.
     for (const service of SERVICES) {
       const name = `${label}-${service}`;
-      const composed = Object.entries(compose.services[service]!.environment ?? {})
-        .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
-        .map(([k, v]) => [k, v.replace(/\$\{\w+:-([^}]*)\}/g, '$1')]);
-      const env = Object.entries({ ...Object.fromEntries(composed), ...common, ...own[service] }).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+      const env = environmentFlags(service, { ...common, ...own[service] });
       const run = await podman([
         'run', '--detach', '--name', name, ...HARDENED, '--network', 'host',
         '--volume', `${keysVolume}:/run/sandbox-keys:ro`, ...env, image, ...compose.services[service]!.command,
@@ -220,6 +226,18 @@ describe('every process started from the image', () => {
       expect({ service, code: onGrpcPort.code }).toEqual({ service, code: 1 });
       expect(onGrpcPort.stderr).toMatch(/^unhealthy: /m);
     }
+  }, 2 * STEP_TIMEOUT_MS);
+
+  it("when the operators' CLI runs from the image as compose's admin service does, then its own certificate lets it act, and the gateway's does not", async () => {
+    const admin = compose.services.admin!;
+    const asAdmin = (extra: Record<string, string>) =>
+      podman(['run', '--rm', ...HARDENED, '--network', 'host', '--volume', `${keysVolume}:/run/sandbox-keys:ro`, ...environmentFlags('admin', { ...common, ...extra }), image, admin.command[0]!, 'users', '--json']);
+    const own = await asAdmin({});
+    expect({ code: own.code, stderr: own.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(own.stdout)).toMatchObject({ users: expect.any(Array), total: expect.any(Number) });
+    const borrowed = await asAdmin({ GRPC_TLS_DIR: '/run/sandbox-keys/tls/gateway' });
+    expect(borrowed.code).toBe(1);
+    expect(borrowed.stderr).toMatch(/\(operator_required\)/);
   }, 2 * STEP_TIMEOUT_MS);
 
   it('when they run, then each is still up, as UID 10001, from the image', async () => {
