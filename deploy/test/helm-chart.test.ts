@@ -1265,8 +1265,36 @@ describe('mutual TLS between the processes (grpcTls)', () => {
     });
   });
 
-  describe('switched off (grpcTls.enabled=false)', () => {
-    const off = ['--set', 'grpcTls.enabled=false'];
+  describe('the steps from off to on (grpcTls.mode accept-tls, send-tls)', () => {
+    it.each(['accept-tls', 'send-tls'])('when rendered with mode %s, then every process gets GRPC_TLS=%s and its certificate, as under on', (mode) => {
+      const manifests = render(['--set', `grpcTls.mode=${mode}`]);
+      for (const service of SERVICES) {
+        const pod = deployment(manifests, service).spec.template.spec;
+        const env = envOf(pod.containers[0]);
+        expect({ service, tls: env.GRPC_TLS?.value, dir: env.GRPC_TLS_DIR?.value }).toEqual({ service, tls: mode, dir: GRPC_TLS_DIR });
+        expect(pod.volumes.find((v: Manifest) => v.name === 'grpc-tls').secret.secretName).toBe(tlsSecretName(service));
+        expect(podAnnotations(manifests, service)['checksum/grpc-tls']).toMatch(/^[0-9a-f]{64}$/);
+      }
+    });
+
+    it('when the install notes are rendered, then they warn that the ports take plaintext too and say what comes next', () => {
+      expect(renderNotes(['--set', 'grpcTls.mode=accept-tls'])).toMatch(/WARNING: grpcTls\.mode is accept-tls, a step between off and on\. Every gRPC\nport takes plaintext calls too[\s\S]*upgrade with grpcTls\.mode=send-tls\./);
+      expect(renderNotes(['--set', 'grpcTls.mode=send-tls'])).toMatch(/sandbox_grpc_server_plaintext_calls_total\ngrows no more on any pod, upgrade with grpcTls\.mode=on\./);
+    });
+
+    it.each([
+      ['on', 'on'],
+      ['off', 'off'],
+    ])('when a values file says mode: %s unquoted (YAML reads a boolean), then it means %s', (word, expected) => {
+      const file = join(mkdtempSync(join(tmpdir(), 'grpc-tls-mode-')), 'values.yaml');
+      writeFileSync(file, `grpcTls:\n  mode: ${word}\n`);
+      const env = envOf(deployment(render(['-f', file]), 'data').spec.template.spec.containers[0]);
+      expect(env.GRPC_TLS?.value).toBe(expected);
+    });
+  });
+
+  describe('switched off (grpcTls.mode=off)', () => {
+    const off = ['--set', 'grpcTls.mode=off'];
 
     it('when rendered, then every process gets GRPC_TLS=off and no certificate, and the services are still probed on their health ports', () => {
       const manifests = render(off);
@@ -1282,13 +1310,13 @@ describe('mutual TLS between the processes (grpcTls)', () => {
     });
 
     it('when the install notes are rendered, then they warn that every gRPC port answers anyone', () => {
-      expect(renderNotes(off)).toMatch(/WARNING: grpcTls\.enabled is false\. The processes call each other in plaintext and every\ngRPC port answers every RPC to anyone who can reach it/);
+      expect(renderNotes(off)).toMatch(/WARNING: grpcTls\.mode is off\. The processes call each other in plaintext and every\ngRPC port answers every RPC to anyone who can reach it/);
     });
   });
 
   it.each([
-    ['enabled that is not a boolean', ['--set', 'grpcTls.enabled=maybe'], '/grpcTls/enabled'],
-    ['an unknown key', ['--set', 'grpcTls.mode=strict'], "additional properties 'mode' not allowed"],
+    ['a mode it does not know', ['--set', 'grpcTls.mode=strict'], '/grpcTls/mode'],
+    ['the switch it replaced (enabled)', ['--set', 'grpcTls.enabled=true'], "additional properties 'enabled' not allowed"],
     ['a Secret for a process the sandbox does not have', ['--set', 'grpcTls.existingSecrets.billing=x'], "additional properties 'billing' not allowed"],
     ['a Secret name Kubernetes refuses', ['--set', 'grpcTls.existingSecrets.data=Data_TLS'], '/grpcTls/existingSecrets/data'],
     ['an issuer without its name', ['--set', 'grpcTls.certManager.issuerRef.kind=ClusterIssuer'], "at '/grpcTls/certManager/issuerRef': missing property 'name'"],

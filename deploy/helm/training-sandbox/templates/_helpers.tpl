@@ -417,7 +417,7 @@ topologySpreadConstraints:
 {{- end -}}
 {{- end -}}
 {{- $t := .Values.grpcTls -}}
-{{- if and $t.enabled $t.existingSecrets -}}
+{{- if and (ne (include "ts.grpcTlsMode" .) "off") $t.existingSecrets -}}
 {{- if $t.certManager.issuerRef.name -}}
 {{- fail "grpcTls: set either existingSecrets or certManager.issuerRef, not both" -}}
 {{- end -}}
@@ -482,18 +482,27 @@ alb.ingress.kubernetes.io/load-balancer-attributes: {{ printf "idle_timeout.time
 
 {{/*
 Mutual TLS between the processes (docs/security.md, "Between services").
-Where their certificates come from: "off" (grpcTls.enabled false),
+Where their certificates come from: "off" (grpcTls.mode off: none),
 "existing" (grpcTls.existingSecrets: Secrets you manage), "certManager"
 (grpcTls.certManager.issuerRef: a cert-manager Certificate per process), or
 "generated" (the chart makes a CA and one certificate per process).
 */}}
 {{- define "ts.grpcTlsSource" -}}
 {{- $t := .Values.grpcTls -}}
-{{- if not $t.enabled -}}off
+{{- if eq (include "ts.grpcTlsMode" .) "off" -}}off
 {{- else if $t.existingSecrets -}}existing
 {{- else if $t.certManager.issuerRef.name -}}certManager
 {{- else -}}generated
 {{- end -}}
+{{- end -}}
+
+{{/*
+grpcTls.mode as GRPC_TLS spells it: on, off, accept-tls or send-tls. YAML
+1.1 reads an unquoted on or off as true or false; those mean on and off.
+*/}}
+{{- define "ts.grpcTlsMode" -}}
+{{- $mode := .Values.grpcTls.mode -}}
+{{- if kindIs "bool" $mode -}}{{ ternary "on" "off" $mode }}{{- else -}}{{ $mode }}{{- end -}}
 {{- end -}}
 
 {{/* Where each process finds its ca.crt, tls.crt and tls.key (GRPC_TLS_DIR). */}}
