@@ -21,16 +21,49 @@
 // transport without mutual TLS between the processes (GRPC_TLS=off, the
 // "plaintext" target): the stream sandbox over plaintext is what mutual TLS
 // costs per request (target: at least 0.9, issue #31).
+//
+// The mutual TLS ratio is also taken per round (mutual TLS and plaintext are
+// measured back to back, their order swapped every round) and its median
+// reported as `<route>MtlsVsPlaintextPaired`: on a shared machine whose load
+// comes and goes, a pair measured within seconds of each other is steadier
+// than two medians taken apart. Beside it, `<route>MtlsVsPlaintextCpu`: the
+// median per round of plaintext's CPU per request (every process of the
+// sandbox, from /proc) over mutual TLS's, the requests/s ratio a machine
+// whose cores the sandbox has to itself would show; on a machine shared with
+// other work it moves far less than requests/s do. To measure only that, faster:
+//
+//   node bench/hop.mjs --routes echo,data,token --targets stream,plaintext --rounds 9
+//
+// --cpu-prof DIR writes a V8 CPU profile of every process of the stream and
+// plaintext sandboxes (NODE_OPTIONS=--cpu-prof) to DIR/<sandbox>/ at the end.
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { APPS_PER_USER, HMAC_PATH, HMAC_SKEW_SECONDS, ROOT, cpuSeconds, createApps, freePort, hmacSigner, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
 
+if (process.argv.includes('--help')) {
+  const { readFileSync } = await import('node:fs');
+  const header = readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((line) => line.startsWith('//'));
+  console.log(header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
+  process.exit(0);
+}
 const rounds = numberArg('rounds', 3);
 const duration = numberArg('duration', 5);
 const connections = numberArg('connections', 16);
+/** A comma-separated command-line option, `--name a,b`, or undefined (all). */
+const listArg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1].split(',') : undefined;
+};
+const onlyRoutes = listArg('routes');
+const onlyTargets = listArg('targets');
+const wants = (target) => !onlyTargets || onlyTargets.includes(target);
+const profileDir = (() => {
+  const i = process.argv.indexOf('--cpu-prof');
+  return i > 0 ? process.argv[i + 1] : undefined;
+})();
 /** An unrecorded first round: the JIT of every process needs it. */
 const WARMUP_SECONDS = 2;
 const TARGET_VS_BARE = 0.25;
@@ -105,16 +138,21 @@ async function startBare(answers) {
   const child = fork(join(ROOT, 'bench/bare-routes.mjs'), { stdio: 'inherit' });
   const headersOf = (answer) => ({ 'content-type': answer.headers['content-type'] });
   const routes = Object.fromEntries(Object.values(answers).map(({ path, answer }) => [path, { headers: headersOf(answer), bodyBase64: answer.body.toString('base64') }]));
-  const token = answers.token.answer;
-  const [pack, entity] = answers.data.path.split('/').slice(-2);
-  const page = JSON.parse(answers.data.answer.body.toString());
-  const rendering = {
-    path: RENDERING_PATH,
-    headers: headersOf(answers.data.answer),
-    // What the gateway sends data on a miss: the same page, for an app holding the pack's scope.
-    request: { pack, entity, rawQuery: answers.data.query, grantedScopes: [`${pack}:read`], rootUrl: page.nextLink.split(`/${pack}/`)[0] },
-  };
-  child.send({ port, routes, rendering, signing: { path: SIGNING_PATH, headers: headersOf(token), response: JSON.parse(token.body.toString()) } });
+  // The signing and rendering baselines exist only when their route is measured (--routes).
+  let rendering;
+  if (answers.data) {
+    const [pack, entity] = answers.data.path.split('/').slice(-2);
+    const page = JSON.parse(answers.data.answer.body.toString());
+    rendering = {
+      path: RENDERING_PATH,
+      headers: headersOf(answers.data.answer),
+      // What the gateway sends data on a miss: the same page, for an app holding the pack's scope.
+      request: { pack, entity, rawQuery: answers.data.query, grantedScopes: [`${pack}:read`], rootUrl: page.nextLink.split(`/${pack}/`)[0] },
+    };
+  }
+  const token = answers.token?.answer;
+  const signing = token && { path: SIGNING_PATH, headers: headersOf(token), response: JSON.parse(token.body.toString()) };
+  child.send({ port, routes, rendering, signing });
   await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`bench/bare-routes.mjs exited (${code}) before listening`)));
@@ -134,17 +172,19 @@ const memoryMiB = (pids) => Object.fromEntries(Object.entries(pids).map(([name, 
 const hmacSeconds = WARMUP_SECONDS + rounds * duration;
 const appsPerSandbox = Math.ceil((hmacSeconds * HMAC_MAX_RPS) / (2 * HMAC_SKEW_SECONDS + 1) / APPS_PER_USER) * APPS_PER_USER;
 
-const sandboxEnv = (transport, tls = 'on') => ({ DATA_PAGE_CACHE_MB: '0', GRPC_TRANSPORT: transport, GRPC_TLS: tls });
-const stream = await startSandbox(sandboxEnv('stream'));
+const profiling = (name) => (profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(profileDir, name)}` } : {});
+const sandboxEnv = (transport, tls = 'on', name) => ({ DATA_PAGE_CACHE_MB: '0', GRPC_TRANSPORT: transport, GRPC_TLS: tls, ...profiling(name) });
+const stream = await startSandbox(sandboxEnv('stream', 'on', 'stream'));
 let unary;
 let plaintext;
 let bare;
 try {
-  unary = await startSandbox(sandboxEnv('unary'));
-  plaintext = await startSandbox(sandboxEnv('stream', 'off'));
-  const [streamSystem, unarySystem, plaintextSystem] = await Promise.all([stream, unary, plaintext].map((sandbox) => sandboxRoutes(sandbox, appsPerSandbox)));
+  // A sandbox no measured target uses is not started: its idle processes would only add noise.
+  unary = wants('unary') ? await startSandbox(sandboxEnv('unary')) : undefined;
+  plaintext = wants('plaintext') ? await startSandbox(sandboxEnv('stream', 'off', 'plaintext')) : undefined;
+  const [streamSystem, unarySystem, plaintextSystem] = await Promise.all([stream, unary, plaintext].map((sandbox) => sandbox && sandboxRoutes(sandbox, appsPerSandbox)));
   const systems = { stream: streamSystem, unary: unarySystem, plaintext: plaintextSystem };
-  const routeNames = Object.keys(systems.stream.routes);
+  const routeNames = Object.keys(systems.stream.routes).filter((name) => !onlyRoutes || onlyRoutes.includes(name));
 
   // The baseline answers what the gateway answered (with the stream transport) to the same request.
   const answers = {};
@@ -152,8 +192,9 @@ try {
     const request = systems.stream.routes[name];
     answers[name] = { path: request.path.split('?')[0], query: request.path.split('?')[1] ?? '', answer: await capture(stream.baseUrl, request) };
   }
-  bare = await startBare(answers);
-  const bareProcess = { bare: bare.child.pid };
+  const needsBare = ['bare', 'signing', 'rendering'].some(wants);
+  bare = needsBare ? await startBare(answers) : undefined;
+  const bareProcess = { bare: bare?.child.pid };
 
   // Every sandbox process is reported for every route: which services a route calls is the code's business, not the benchmark's.
   const measureSandbox = async ({ sandbox, routes, signer }, name, seconds) => {
@@ -169,7 +210,7 @@ try {
   const targetsOf = (name) => {
     const { setupRequest, ...request } = systems.stream.routes[name];
     const bareRequest = setupRequest ? { ...request, headers: { ...request.headers, ...systems.stream.signer.sign() } } : request;
-    return {
+    const all = {
       bare: (seconds) => measure(bare.url, bareRequest, bareProcess, seconds),
       stream: (seconds) => measureSandbox(systems.stream, name, seconds),
       unary: (seconds) => measureSandbox(systems.unary, name, seconds),
@@ -177,49 +218,74 @@ try {
       ...(name === 'token' ? { signing: (seconds) => measure(bare.url, { ...request, path: SIGNING_PATH }, bareProcess, seconds) } : {}),
       ...(name === 'data' ? { rendering: (seconds) => measure(bare.url, { ...request, path: RENDERING_PATH }, bareProcess, seconds) } : {}),
     };
+    return Object.fromEntries(Object.entries(all).filter(([target]) => wants(target)));
   };
   const plan = Object.fromEntries(routeNames.map((name) => [name, targetsOf(name)]));
 
-  const runRound = async (seconds) => {
+  /** Every target of every route; an even round takes each route's targets in the reverse order, so neither of a pair always goes first. */
+  const runRound = async (seconds, round) => {
     const results = {};
     for (const [name, targets] of Object.entries(plan)) {
       results[name] = {};
-      for (const [target, run] of Object.entries(targets)) results[name][target] = await run(seconds);
+      const order = Object.entries(targets);
+      if (round % 2 === 0) order.reverse();
+      for (const [target, run] of order) results[name][target] = await run(seconds);
     }
     return results;
   };
 
-  await runRound(WARMUP_SECONDS);
+  await runRound(WARMUP_SECONDS, 1);
   const runs = Object.fromEntries(routeNames.map((name) => [name, {}]));
+  /** Per round: mutual TLS over plaintext requests/s, and the load average (1 min) when the round ended. */
+  const paired = Object.fromEntries(routeNames.map((name) => [name, []]));
+  const pairedCpu = Object.fromEntries(routeNames.map((name) => [name, []]));
+  const loads = [];
   for (let round = 1; round <= rounds; round++) {
-    const results = await runRound(duration);
+    const results = await runRound(duration, round);
+    loads.push(loadavg()[0]);
+    for (const [name, byTarget] of Object.entries(results)) {
+      if (!byTarget.stream || !byTarget.plaintext) continue;
+      paired[name].push(byTarget.stream.rps / byTarget.plaintext.rps);
+      pairedCpu[name].push(byTarget.plaintext.cpuMicrosPerRequest.total / byTarget.stream.cpuMicrosPerRequest.total);
+    }
     for (const [name, byTarget] of Object.entries(results)) for (const [target, result] of Object.entries(byTarget)) (runs[name][target] ??= []).push(result);
     const line = Object.entries(results).map(([name, byTarget]) => `${name} ${Object.entries(byTarget).map(([t, r]) => `${t} ${r.rps.toFixed(0)}`).join(' ')}`);
-    console.error(`round ${round}/${rounds} (rps): ${line.join('; ')}`);
+    console.error(`round ${round}/${rounds} (rps, load ${loads.at(-1).toFixed(2)}): ${line.join('; ')}`);
   }
 
   const medians = Object.fromEntries(Object.entries(runs).map(([name, byTarget]) => [name, Object.fromEntries(Object.entries(byTarget).map(([t, list]) => [t, summarise(list)]))]));
   const ratios = {};
   const targetsSet = {};
   const pass = {};
+  // With --targets, a ratio (and its pass) is given only when both of its sides were measured.
   for (const [name, m] of Object.entries(medians)) {
-    ratios[`${name}StreamVsBare`] = m.stream.rps / m.bare.rps;
-    ratios[`${name}UnaryVsBare`] = m.unary.rps / m.bare.rps;
-    ratios[`${name}StreamVsUnary`] = m.stream.rps / m.unary.rps;
-    ratios[`${name}P99StreamVsUnary`] = m.stream.p99 / m.unary.p99;
-    targetsSet[`${name}StreamVsBare`] = `>= ${TARGET_VS_BARE}`;
-    ratios[`${name}MtlsVsPlaintext`] = m.stream.rps / m.plaintext.rps;
-    targetsSet[`${name}P99`] = 'stream <= unary';
-    targetsSet[`${name}MtlsVsPlaintext`] = `>= ${TARGET_MTLS_VS_PLAINTEXT}`;
-    pass[name] = m.stream.rps / m.bare.rps >= TARGET_VS_BARE && m.stream.p99 <= m.unary.p99;
-    pass[`${name}Mtls`] = m.stream.rps / m.plaintext.rps >= TARGET_MTLS_VS_PLAINTEXT;
+    if (m.bare && m.unary) {
+      ratios[`${name}StreamVsBare`] = m.stream.rps / m.bare.rps;
+      ratios[`${name}UnaryVsBare`] = m.unary.rps / m.bare.rps;
+      ratios[`${name}StreamVsUnary`] = m.stream.rps / m.unary.rps;
+      ratios[`${name}P99StreamVsUnary`] = m.stream.p99 / m.unary.p99;
+      targetsSet[`${name}StreamVsBare`] = `>= ${TARGET_VS_BARE}`;
+      targetsSet[`${name}P99`] = 'stream <= unary';
+      pass[name] = m.stream.rps / m.bare.rps >= TARGET_VS_BARE && m.stream.p99 <= m.unary.p99;
+    }
+    if (m.plaintext) {
+      ratios[`${name}MtlsVsPlaintext`] = m.stream.rps / m.plaintext.rps;
+      ratios[`${name}MtlsVsPlaintextPaired`] = median(paired[name]);
+      ratios[`${name}MtlsVsPlaintextCpu`] = median(pairedCpu[name]);
+      targetsSet[`${name}MtlsVsPlaintext`] = `>= ${TARGET_MTLS_VS_PLAINTEXT}`;
+      pass[`${name}Mtls`] = m.stream.rps / m.plaintext.rps >= TARGET_MTLS_VS_PLAINTEXT;
+    }
   }
   // Information only: how far RSA signing alone keeps the token route from the bare baseline.
-  ratios.tokenSigningVsBare = medians.token.signing.rps / medians.token.bare.rps;
-  ratios.tokenStreamVsSigning = medians.token.stream.rps / medians.token.signing.rps;
+  if (medians.token?.signing && medians.token.bare) {
+    ratios.tokenSigningVsBare = medians.token.signing.rps / medians.token.bare.rps;
+    ratios.tokenStreamVsSigning = medians.token.stream.rps / medians.token.signing.rps;
+  }
   // ...and rendering alone keeps the data page.
-  ratios.dataRenderingVsBare = medians.data.rendering.rps / medians.data.bare.rps;
-  ratios.dataStreamVsRendering = medians.data.stream.rps / medians.data.rendering.rps;
+  if (medians.data?.rendering && medians.data.bare) {
+    ratios.dataRenderingVsBare = medians.data.rendering.rps / medians.data.bare.rps;
+    ratios.dataStreamVsRendering = medians.data.stream.rps / medians.data.rendering.rps;
+  }
   pass.overall = Object.values(pass).every(Boolean);
 
   const report = {
@@ -228,6 +294,11 @@ try {
     rounds,
     duration,
     connections,
+    routesMeasured: routeNames,
+    targetsMeasured: onlyTargets ?? 'all',
+    loadAverageAfterRounds: loads.map((load) => Number(load.toFixed(2))),
+    mtlsVsPlaintextPerRound: Object.fromEntries(Object.entries(paired).map(([name, list]) => [name, list.map((r) => Number(r.toFixed(3)))])),
+    mtlsVsPlaintextCpuPerRound: Object.fromEntries(Object.entries(pairedCpu).map(([name, list]) => [name, list.map((r) => Number(r.toFixed(3)))])),
     warmupSeconds: WARMUP_SECONDS,
     appsPerSandbox,
     routes: Object.fromEntries(routeNames.map((name) => [name, `${systems.stream.routes[name].method ?? 'GET'} ${systems.stream.routes[name].path}`])),
@@ -236,7 +307,12 @@ try {
     ratios,
     targets: targetsSet,
     pass,
-    memoryMiBAtEnd: { bare: memoryMiB(bareProcess), stream: memoryMiB(stream.processes()), unary: memoryMiB(unary.processes()), plaintext: memoryMiB(plaintext.processes()) },
+    memoryMiBAtEnd: {
+      ...(bare ? { bare: memoryMiB(bareProcess) } : {}),
+      stream: memoryMiB(stream.processes()),
+      ...(unary ? { unary: memoryMiB(unary.processes()) } : {}),
+      ...(plaintext ? { plaintext: memoryMiB(plaintext.processes()) } : {}),
+    },
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, `bench/results/hop-${report.when.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
