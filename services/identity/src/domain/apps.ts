@@ -39,6 +39,7 @@ export function chosenKinds(selection: RotationSelection): SecretKind[] {
 }
 
 export const appNotFound = () => notFound('app_not_found', 'No app with this id was found.');
+const tooManyApps = () => resourceExhausted('too_many_apps', `An account may hold at most ${LIMITS.appsPerOwnerMax} apps; delete one first.`);
 const appRevoked = () => failedPrecondition('app_revoked', 'The app is revoked; it can be viewed or deleted, not changed.');
 // A clash of 256-bit random values means a broken random source, not bad luck;
 // one retry covers the theoretical case, a second failure is a real fault.
@@ -68,9 +69,6 @@ export class AppService {
     const description = appDescription(input.description);
     const scopes = input.scopes === undefined ? [...PACK_SCOPES] : scopeList(input.scopes);
     const redirectUris = redirectUriList(input.redirectUris);
-    if ((await this.deps.apps.countByOwner(ownerId)) >= LIMITS.appsPerOwnerMax) {
-      throw resourceExhausted('too_many_apps', `An account may hold at most ${LIMITS.appsPerOwnerMax} apps; delete one first.`);
-    }
     for (let attempt = 1; ; attempt++) {
       const now = this.now();
       const id = newResourceId();
@@ -89,11 +87,13 @@ export class AppService {
         credentials: credentials as StoredCredentials,
       };
       try {
-        await this.deps.apps.insert(app);
-        return { app, issued };
+        // The store holds the cap: a count here and then an insert let concurrent creations on two replicas both see room.
+        if (await this.deps.apps.insert(app, LIMITS.appsPerOwnerMax)) return { app, issued };
       } catch (error) {
         if (!(error instanceof DuplicateKeyError) || attempt >= INSERT_ATTEMPTS) throw error;
+        continue;
       }
+      throw tooManyApps();
     }
   }
 

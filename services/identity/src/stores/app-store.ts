@@ -38,8 +38,14 @@ export interface AppPatch {
 }
 
 export interface AppStore {
-  /** Throws DuplicateKeyError if the id, App ID or a credential index clashes. */
-  insert(app: AppRecord): Promise<void>;
+  /**
+   * Stores a new app; throws DuplicateKeyError if the id, App ID or a
+   * credential index clashes. With `capPerOwner`, only while its owner holds
+   * fewer apps than that: the store decides, so concurrent inserts on any
+   * number of replicas never take an owner past the cap. False, and nothing
+   * written, when the owner is at it (a refusal confirmed by a fresh read).
+   */
+  insert(app: AppRecord, capPerOwner?: number): Promise<boolean>;
   /** Oldest first. */
   listByOwner(ownerId: string): Promise<AppRecord[]>;
   countByOwner(ownerId: string): Promise<number>;

@@ -5,7 +5,9 @@ import { DuplicateKeyError } from './errors';
 export class MemoryAppStore implements AppStore {
   private readonly apps = new Map<string, AppRecord>();
 
-  async insert(app: AppRecord): Promise<void> {
+  // Checked and written in one synchronous step: no other call runs in between, so the cap holds under concurrent calls.
+  async insert(app: AppRecord, capPerOwner?: number): Promise<boolean> {
+    if (capPerOwner !== undefined && this.countOwned(app.ownerId) >= capPerOwner) return false;
     if (this.apps.has(app.id)) throw new DuplicateKeyError('_id');
     for (const other of this.apps.values()) {
       if (other.appId === app.appId) throw new DuplicateKeyError('appId');
@@ -13,6 +15,7 @@ export class MemoryAppStore implements AppStore {
       if (other.credentials.bearerToken.hash === app.credentials.bearerToken.hash) throw new DuplicateKeyError('credentials.bearerToken.hash');
     }
     this.apps.set(app.id, structuredClone(app));
+    return true;
   }
 
   async listByOwner(ownerId: string): Promise<AppRecord[]> {
@@ -23,7 +26,7 @@ export class MemoryAppStore implements AppStore {
   }
 
   async countByOwner(ownerId: string): Promise<number> {
-    return [...this.apps.values()].filter((app) => app.ownerId === ownerId).length;
+    return this.countOwned(ownerId);
   }
 
   async findOwned(ownerId: string, id: string): Promise<AppRecord | undefined> {
@@ -95,6 +98,12 @@ export class MemoryAppStore implements AppStore {
     const counts = new Map<string, number>();
     for (const app of this.apps.values()) if (wanted.has(app.ownerId)) counts.set(app.ownerId, (counts.get(app.ownerId) ?? 0) + 1);
     return counts;
+  }
+
+  private countOwned(ownerId: string): number {
+    let count = 0;
+    for (const app of this.apps.values()) if (app.ownerId === ownerId) count++;
+    return count;
   }
 
   private findWhere(predicate: (app: AppRecord) => boolean): AppRecord | undefined {

@@ -1,9 +1,21 @@
 import { Schema, type Model } from 'mongoose';
+import { unavailable } from '@sandbox/runtime';
 import type { AppPatch, AppRecord, AppStore } from './app-store';
+import { DuplicateKeyError } from './errors';
 import { fromDocument, mongoCall, type MongoDatabase } from './mongo-database';
 import { MongoLeaseLock } from './mongo-lock';
 
-type AppDoc = { _id: string } & Omit<AppRecord, 'id'>;
+/** `ownerSlot`: the slot of its owner's cap the app holds (see MongoAppStore.insert); never part of the record. */
+type AppDoc = { _id: string; ownerSlot?: string } & Omit<AppRecord, 'id'>;
+
+const slotKey = (ownerId: string, slot: number) => `${ownerId}:${slot}`;
+const slotNumber = (ownerSlot: string) => Number(ownerSlot.slice(ownerSlot.lastIndexOf(':') + 1));
+
+/** The document as a record: the slot is this adapter's business. */
+function toApp(doc: AppDoc): AppRecord {
+  const { ownerSlot: _slot, ...rest } = doc;
+  return fromDocument<AppRecord>(rest);
+}
 
 const meta = { createdAt: { type: Date, required: true }, hint: { type: String, required: true } };
 
@@ -24,6 +36,7 @@ const appSchema = new Schema<AppDoc>(
     updatedAt: { type: Date, required: true },
     // Set while an operator has disabled the owner: the hot path refuses without reading the user.
     ownerDisabled: { type: Boolean },
+    ownerSlot: { type: String },
     // Embedded, so creating or rotating credentials is a single-document write:
     // there is never an app with half its credentials.
     credentials: {
@@ -38,6 +51,15 @@ appSchema.index({ ownerId: 1, createdAt: 1 });
 appSchema.index({ appId: 1 }, { unique: true });
 appSchema.index({ 'credentials.apiKey.lookup': 1 }, { unique: true });
 appSchema.index({ 'credentials.bearerToken.hash': 1 }, { unique: true });
+// Sparse: apps stored without a slot (before slots existed) are not in it, and do not clash with each other.
+appSchema.index({ ownerSlot: 1 }, { unique: true, sparse: true });
+
+/**
+ * Inserts one capped app may try before giving up: each failed try means
+ * another app took the slot tried, so a creator only runs out while far more
+ * creations for the same owner race it than the cap allows to succeed.
+ */
+const slotAttempts = (cap: number) => 2 * cap + 8;
 
 export class MongoAppStore implements AppStore {
   private readonly model: Model<AppDoc>;
@@ -53,14 +75,66 @@ export class MongoAppStore implements AppStore {
     await this.lock.ensureIndexes();
   }
 
-  async insert(app: AppRecord): Promise<void> {
+  /**
+   * With a cap, the app takes one of its owner's `cap` slots, and a unique
+   * index on the slot lets one app only hold it: an insert against a unique
+   * index is exclusive on MongoDB and on FerretDB alike, where a conditional
+   * update or `$inc` is not (see MongoLeaseLock), and FerretDB has no
+   * transactions. Two replicas counting and then inserting could both see 99
+   * apps; two inserts into one slot cannot both succeed. The slot lives in
+   * the app's own document, so there is nothing to reserve before the insert
+   * or release after a failed one, a deletion (of one app, all of an owner's,
+   * or by an operator's purge) frees it with the app, and no counter can
+   * drift from the apps it counts.
+   *
+   * A free slot is picked at random, so concurrent creators rarely try the
+   * same one. Apps stored without a slot (before slots existed) each narrow
+   * the owner's range by one: every slotted app was admitted below
+   * cap − (unslotted apps then), and that number only falls, so slotted plus
+   * unslotted never exceeds the cap.
+   */
+  async insert(app: AppRecord, capPerOwner?: number): Promise<boolean> {
     const { id, ...rest } = app;
-    await mongoCall(() => this.model.create({ _id: id, ...rest }));
+    if (capPerOwner === undefined) {
+      await mongoCall(() => this.model.create({ _id: id, ...rest }));
+      return true;
+    }
+    let slots = await this.slotsOf(app.ownerId, capPerOwner);
+    for (let attempt = 0; attempt < slotAttempts(capPerOwner); attempt++) {
+      // Every refusal is on what the store said after the last clash, not on a guess.
+      if (slots.free.length === 0) return false;
+      const slot = slots.free[Math.floor(Math.random() * slots.free.length)]!;
+      try {
+        await mongoCall(() => this.model.create({ _id: id, ...rest, ownerSlot: slotKey(app.ownerId, slot) }));
+        return true;
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        // Read again: it tells whether the slot was the clash (another app holds it now; MongoDB names the
+        // index, FerretDB does not) and which slots the other creators have taken meanwhile.
+        slots = await this.slotsOf(app.ownerId, capPerOwner);
+        if (!error.index.includes('ownerSlot') && !slots.used.has(slot)) throw error; // the app's own keys clashed
+      }
+    }
+    throw unavailable('app_busy', 'Many apps are being created for this account at once; try again.');
+  }
+
+  /** The owner's slots in use, and those free below the cap (none once the owner holds cap apps, slotted or not). */
+  private async slotsOf(ownerId: string, cap: number): Promise<{ used: Set<number>; free: number[] }> {
+    const docs = await mongoCall(() => this.model.find({ ownerId }, { _id: 0, ownerSlot: 1 }).lean<{ ownerSlot?: string }[]>().exec());
+    const used = new Set<number>();
+    let unslotted = 0;
+    for (const { ownerSlot } of docs) {
+      if (typeof ownerSlot === 'string') used.add(slotNumber(ownerSlot));
+      else unslotted++;
+    }
+    const free: number[] = [];
+    if (docs.length < cap) for (let slot = 0; slot < cap - unslotted; slot++) if (!used.has(slot)) free.push(slot);
+    return { used, free };
   }
 
   async listByOwner(ownerId: string): Promise<AppRecord[]> {
     const docs = await mongoCall(() => this.model.find({ ownerId }).sort({ createdAt: 1, _id: 1 }).lean<AppDoc[]>().exec());
-    return docs.map((doc) => fromDocument<AppRecord>(doc));
+    return docs.map((doc) => toApp(doc));
   }
 
   async countByOwner(ownerId: string): Promise<number> {
@@ -98,7 +172,7 @@ export class MongoAppStore implements AppStore {
       const doc = await mongoCall(() =>
         this.model.findOneAndUpdate(filter, { $set: set }, { new: true, runValidators: true }).lean<AppDoc>().exec(),
       );
-      return doc ? fromDocument<AppRecord>(doc) : undefined;
+      return doc ? toApp(doc) : undefined;
     });
   }
 
@@ -153,7 +227,7 @@ export class MongoAppStore implements AppStore {
   async findByIds(ids: string[]): Promise<AppRecord[]> {
     if (ids.length === 0) return [];
     const docs = await mongoCall(() => this.model.find({ _id: { $in: ids } }).lean<AppDoc[]>().exec());
-    return docs.map((doc) => fromDocument<AppRecord>(doc));
+    return docs.map((doc) => toApp(doc));
   }
 
   async countByOwners(ownerIds: string[]): Promise<Map<string, number>> {
@@ -167,6 +241,6 @@ export class MongoAppStore implements AppStore {
 
   private async findOne(filter: Record<string, unknown>): Promise<AppRecord | undefined> {
     const doc = await mongoCall(() => this.model.findOne(filter).lean<AppDoc>().exec());
-    return doc ? fromDocument<AppRecord>(doc) : undefined;
+    return doc ? toApp(doc) : undefined;
   }
 }
