@@ -6,13 +6,21 @@
  * behind it under load (docs/reliability.md). So an app is trimmed once a
  * quarter of its cap has arrived since its last trim, and at most once per
  * interval: a log may hold its cap plus what arrives in one interval, for
- * that long.
+ * that long. A trim due by count but held back by the interval is owed, and
+ * paid when the interval ends even if nothing more arrives (the service asks
+ * for `owedDue` at `nextOwedAt`), so a burst's excess does not stay until the
+ * app's next request.
  *
  * Counts are this process's: replicas each trim what they saw arrive, so
- * every replica's share of the traffic still leads to a trim.
+ * every replica's share of the traffic still leads to a trim. What a replica
+ * saw and forgot (fewer than a quarter of the cap since its last trim, or a
+ * count lost to a restart or to the bound below) is trimmed by the next trim
+ * of any replica, or when the owner reads the log (RequestLogService.list).
  */
 export class RequestLogTrims {
   private readonly sinceTrim = new Map<string, { arrived: number; trimmedAt: number }>();
+  /** Apps due by count but not yet by time: when each may be trimmed. */
+  private readonly owed = new Map<string, number>();
   private readonly every: number;
 
   constructor(
@@ -30,10 +38,13 @@ export class RequestLogTrims {
     for (const [app, count] of counts) {
       const seen = this.sinceTrim.get(app) ?? { arrived: 0, trimmedAt: Number.NEGATIVE_INFINITY };
       seen.arrived += count;
-      if (seen.arrived >= this.every && nowMs - seen.trimmedAt >= this.minIntervalMs) {
-        due.push(app);
-        seen.arrived = 0;
-        seen.trimmedAt = nowMs;
+      if (seen.arrived >= this.every) {
+        if (nowMs - seen.trimmedAt >= this.minIntervalMs) {
+          due.push(app);
+          seen.arrived = 0;
+          seen.trimmedAt = nowMs;
+          this.owed.delete(app);
+        } else this.owed.set(app, seen.trimmedAt + this.minIntervalMs);
       }
       this.sinceTrim.delete(app);
       this.sinceTrim.set(app, seen);
@@ -42,6 +53,30 @@ export class RequestLogTrims {
     for (const app of this.sinceTrim.keys()) {
       if (this.sinceTrim.size <= this.maxTracked) break;
       this.sinceTrim.delete(app);
+      this.owed.delete(app);
+    }
+    return due;
+  }
+
+  /** When the next owed trim falls due; undefined when none is owed. */
+  nextOwedAt(): number | undefined {
+    let next: number | undefined;
+    for (const at of this.owed.values()) if (next === undefined || at < next) next = at;
+    return next;
+  }
+
+  /** The owed trims due at `nowMs` (each counted as trimmed). */
+  owedDue(nowMs: number): string[] {
+    const due: string[] = [];
+    for (const [app, at] of this.owed) {
+      if (at > nowMs) continue;
+      due.push(app);
+      this.owed.delete(app);
+      const seen = this.sinceTrim.get(app);
+      if (seen) {
+        seen.arrived = 0;
+        seen.trimmedAt = nowMs;
+      }
     }
     return due;
   }

@@ -88,6 +88,8 @@ export function sanitizeEntry(input: RequestLogInput, now: Date): Omit<RequestLo
 export class RequestLogService {
   private readonly now: () => Date;
   private readonly trims: RequestLogTrims;
+  /** Set while an owed trim waits for its interval to end (request-log-trims.ts), for the earliest. */
+  private owedTimer: { timer: NodeJS.Timeout; at: number } | undefined;
 
   constructor(
     private readonly logs: RequestLogStore,
@@ -119,7 +121,29 @@ export class RequestLogService {
     const arrived = new Map<string, number>();
     for (const { app } of records) arrived.set(app, (arrived.get(app) ?? 0) + 1);
     for (const app of this.trims.arrived(arrived, now.getTime())) await this.logs.trim(app, this.capPerApp);
+    this.scheduleOwedTrims();
     return records.length;
+  }
+
+  /** One timer for the earliest owed trim, off the request path; it schedules the next when it has run. */
+  private scheduleOwedTrims(): void {
+    const at = this.trims.nextOwedAt();
+    if (at === undefined || (this.owedTimer && this.owedTimer.at <= at)) return;
+    if (this.owedTimer) clearTimeout(this.owedTimer.timer);
+    const timer = setTimeout(() => {
+      this.owedTimer = undefined;
+      void this.trimOwed();
+    }, Math.max(0, at - this.now().getTime()));
+    timer.unref();
+    this.owedTimer = { timer, at };
+  }
+
+  private async trimOwed(): Promise<void> {
+    for (const app of this.trims.owedDue(this.now().getTime())) {
+      // Not tried again: the app's next entries or its owner's next read trim it (and after a stop, nothing should).
+      await this.logs.trim(app, this.capPerApp).catch(() => undefined);
+    }
+    this.scheduleOwedTrims();
   }
 
   /** Entries that name their app by App ID get its internal id (or none, and are dropped, when no app has it). */
@@ -133,17 +157,25 @@ export class RequestLogService {
   /**
    * One page, newest first. The page size and token are checked before the
    * app (as in AppService), and a token is bound to the app that issued it, so
-   * an id of the wrong form gets exactly what an unknown id gets.
+   * an id of the wrong form gets exactly what an unknown id gets. An owner
+   * sees at most the cap: entries beyond it that wait for their trim (lazy,
+   * see RequestLogTrims) are trimmed before the page is read, and the total
+   * never says more than the cap even while a batch lands meanwhile.
    */
   async list(ownerId: string, id: string, pageSize: number, pageToken: string): Promise<RequestLogPage> {
     if (!Number.isInteger(pageSize) || pageSize < 0) throw invalidArgument('invalid_page_size', 'page_size must be a positive integer.');
     const limit = Math.min(pageSize === 0 ? LIMITS.logPageSizeDefault : pageSize, LIMITS.logPageSizeMax);
     const after = pageToken === '' ? undefined : this.tokens.open(id, pageToken);
     if (!isAppResourceId(id) || !(await this.apps.findOwned(ownerId, id))) throw appNotFound();
-    const [rows, total] = await Promise.all([this.logs.list(id, limit + 1, after), this.logs.count(id)]);
+    const read = () => Promise.all([this.logs.list(id, limit + 1, after), this.logs.count(id)]);
+    let [rows, total] = await read();
+    if (total > this.capPerApp) {
+      await this.logs.trim(id, this.capPerApp);
+      [rows, total] = await read();
+    }
     const entries = rows.slice(0, limit);
     const last = entries[entries.length - 1];
-    return { entries, nextPageToken: rows.length > limit && last ? this.tokens.seal(id, last) : '', total };
+    return { entries, nextPageToken: rows.length > limit && last ? this.tokens.seal(id, last) : '', total: Math.min(total, this.capPerApp) };
   }
 
   /**
