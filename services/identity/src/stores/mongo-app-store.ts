@@ -64,6 +64,8 @@ const slotAttempts = (cap: number) => 2 * cap + 8;
 export class MongoAppStore implements AppStore {
   private readonly model: Model<AppDoc>;
   private readonly lock: MongoLeaseLock;
+  /** Per owner, the capped insert under way in this process (see insert). */
+  private readonly creating = new Map<string, Promise<void>>();
 
   constructor(database: MongoDatabase) {
     this.model = database.connection.model<AppDoc>('App', appSchema);
@@ -87,18 +89,35 @@ export class MongoAppStore implements AppStore {
    * or by an operator's purge) frees it with the app, and no counter can
    * drift from the apps it counts.
    *
-   * A free slot is picked at random, so concurrent creators rarely try the
-   * same one. Apps stored without a slot (before slots existed) each narrow
+   * A free slot is picked at random, so creators on different replicas
+   * rarely try the same one. Apps stored without a slot (before slots existed) each narrow
    * the owner's range by one: every slotted app was admitted below
    * cap − (unslotted apps then), and that number only falls, so slotted plus
    * unslotted never exceeds the cap.
    */
   async insert(app: AppRecord, capPerOwner?: number): Promise<boolean> {
-    const { id, ...rest } = app;
     if (capPerOwner === undefined) {
+      const { id, ...rest } = app;
       await mongoCall(() => this.model.create({ _id: id, ...rest }));
       return true;
     }
+    // One capped insert per owner at a time in this process: creations racing here would only clash with
+    // each other on the slots they all saw free. The store still decides between processes.
+    const previous = this.creating.get(app.ownerId) ?? Promise.resolve();
+    const turn = previous.then(() => this.insertInSlot(app, capPerOwner));
+    const settled = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.creating.set(app.ownerId, settled);
+    void settled.then(() => {
+      if (this.creating.get(app.ownerId) === settled) this.creating.delete(app.ownerId);
+    });
+    return turn;
+  }
+
+  private async insertInSlot(app: AppRecord, capPerOwner: number): Promise<boolean> {
+    const { id, ...rest } = app;
     let slots = await this.slotsOf(app.ownerId, capPerOwner);
     for (let attempt = 0; attempt < slotAttempts(capPerOwner); attempt++) {
       // Every refusal is on what the store said after the last clash, not on a guess.
