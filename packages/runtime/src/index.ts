@@ -18,3 +18,4 @@ export * from './metrics';
 export * from './store-metrics';
 export * from './redis-fail-fast';
 export * from './timeout';
+export * from './change-feed';
