@@ -1,11 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import { createRemoteJWKSet } from 'jose';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { identity } from '@sandbox/contracts';
 import {
+  CHANGE_FEED_REDIS,
   createLogger,
   createMetricsRegistry,
   instrumentStore,
+  localChangeFeed,
+  REDIS_FAIL_FAST,
+  redisChangeFeed,
   startGrpcService,
   storeMetrics,
   type Dependency,
@@ -179,6 +184,13 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
 
   const crypto = new CredentialCrypto(keys.credential);
   const verifier = new CredentialVerifier(stores.apps, crypto, config.verificationCacheMs);
+  // Every replica's cache drops on every replica's change (REDIS_URL is required with replicas); one process needs no Redis for it.
+  const redisUrl = config.redisUrl;
+  const changes = redisUrl
+    ? await redisChangeFeed({ open: () => new Redis(redisUrl, { ...REDIS_FAIL_FAST, ...CHANGE_FEED_REDIS }), publishes: true, logger })
+    : localChangeFeed();
+  changes.subscribe(['apps'], () => verifier.invalidate());
+  const appsChanged = () => changes.publish('apps');
   const external = config.externalIdp && {
     issuer: config.externalIdp.issuer,
     audience: config.externalIdp.audience,
@@ -193,7 +205,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     signUp: config.signUp,
     operators: config.operators,
   });
-  const apps = new AppService({ ...stores, crypto, onChange: () => verifier.invalidate() });
+  const apps = new AppService({ ...stores, crypto, onChange: appsChanged });
   const leftovers = new AppLeftovers(stores);
   const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));
   const usage = new UsageService(stores.usage, stores.apps);
@@ -201,7 +213,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     ...stores,
     operators: config.operators,
     tokens: new PageTokens(keys.session, OPERATOR_PAGE_TOKEN_KEY_INFO),
-    onChange: () => verifier.invalidate(),
+    onChange: appsChanged,
   });
 
   const cleanup = setInterval(() => {
@@ -226,11 +238,13 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
       metrics: { registry, service: 'identity', listen: config.metrics },
       close: async () => {
         clearInterval(cleanup);
+        await changes.close();
         await stores.close();
       },
     });
   } catch (error) {
     clearInterval(cleanup);
+    await changes.close();
     await stores.close();
     throw error;
   }

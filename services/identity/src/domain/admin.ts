@@ -40,8 +40,8 @@ export interface AdminDeps {
   operators: OperatorRule;
   /** Signs the lists' page tokens, as the request logs' (page-tokens.ts). */
   tokens: PageTokens;
-  /** Called after apps change, so cached credential answers are dropped at once (other replicas' within their TTL). */
-  onChange: () => void;
+  /** Called after apps change, so cached credential answers are dropped at once on every replica (awaited: the answer leaves after). */
+  onChange: () => unknown;
   now?: () => Date;
 }
 
@@ -124,7 +124,7 @@ export class AdminService {
     // again after an enable, as the provider's tokens do.
     const updated = (await this.deps.users.update(user.id, { disabledAt: disabled ? (user.disabledAt ?? this.now()) : null })) ?? user;
     await this.deps.apps.setOwnerDisabled(user.id, disabled);
-    this.deps.onChange();
+    await this.deps.onChange();
     await this.record(
       actor,
       disabled ? 'user.disable' : 'user.enable',
@@ -239,9 +239,9 @@ export class AdminService {
    */
   private async erase(user: UserRecord): Promise<string[]> {
     const owned = await this.deps.apps.listByOwner(user.id);
-    // The apps first, in one write: their credentials stop at once (other replicas' caches within 500 ms).
+    // The apps first, in one write: their credentials stop at once, on every replica (onChange).
     const deleted = new Set(await this.deps.apps.deleteAllOwned(user.id));
-    this.deps.onChange();
+    await this.deps.onChange();
     const gone = owned.filter((app) => deleted.has(app.id));
     await this.leftovers.remove(gone);
     // By user as well: rows of apps an earlier, failed attempt already deleted (their logs and limits go with the orphan sweep).

@@ -21,8 +21,8 @@ export interface CreateAppInput {
 /** The app store, and the stores of what a deleted app leaves behind (app-leftovers.ts). */
 export interface AppDeps extends AppLeftoverStores {
   crypto: CredentialCrypto;
-  /** Called after every change, so cached credential answers are dropped at once. */
-  onChange: () => void;
+  /** Called after every change, so cached credential answers are dropped at once on every replica (awaited: the answer leaves after). */
+  onChange: () => unknown;
   now?: () => Date;
 }
 
@@ -110,14 +110,14 @@ export class AppService {
       const app =
         (await this.deps.apps.update(ownerId, id, { status: 'revoked', updatedAt: this.now() }, { onlyIfActive: true })) ??
         (await this.get(ownerId, id)); // already revoked: the same answer again
-      this.deps.onChange();
+      await this.deps.onChange();
       return { outcome: 'revoked', app };
     }
     // Read first for its App ID, which names its limit.
     const app = await this.deps.apps.findOwned(ownerId, id);
     // The app document holds every credential, so deleting it ends them all in one write.
     if (!app || !(await this.deps.apps.deleteOwned(ownerId, id))) throw appNotFound();
-    this.deps.onChange();
+    await this.deps.onChange();
     // What it leaves goes second; if this fails, the periodic orphan cleanup finishes the job.
     await this.leftovers.remove([app]);
     return { outcome: 'deleted' };
@@ -154,7 +154,7 @@ export class AppService {
   async resetOwner(ownerId: string): Promise<number> {
     const owned = await this.deps.apps.listByOwner(ownerId);
     const deleted = new Set(await this.deps.apps.deleteAllOwned(ownerId));
-    this.deps.onChange();
+    await this.deps.onChange();
     await this.leftovers.remove(owned.filter((app) => deleted.has(app.id)));
     return deleted.size;
   }
@@ -170,7 +170,7 @@ export class AppService {
       await this.get(ownerId, id); // NOT_FOUND if it is not there (or not theirs)
       throw appRevoked();
     }
-    this.deps.onChange();
+    await this.deps.onChange();
     return app;
   }
 

@@ -4,7 +4,10 @@
  *
  * - Concurrent misses for one key share one load.
  * - clear() forgets everything at once, and a load that was already running
- *   when clear() was called does not put its (possibly stale) answer back.
+ *   when clear() was called does not put its (possibly stale) answer back,
+ *   nor is it shared with anyone who asks after the clear.
+ * - read() says whether an answer was remembered, so a caller can confirm a
+ *   remembered refusal with reload() before answering it.
  * - Bounded: beyond maxEntries the oldest entry goes, so a flood of made-up
  *   keys costs memory only up to the bound.
  */
@@ -20,12 +23,44 @@ export class ShortLivedCache<V> {
   ) {}
 
   async get(key: string, load: () => Promise<V>): Promise<V> {
-    if (this.ttlMs <= 0) return load();
+    return (await this.read(key, load)).value;
+  }
+
+  /**
+   * The answer, and whether it was remembered from an earlier load (false
+   * when this call's load, or one running when it came, produced it).
+   */
+  async read(key: string, load: () => Promise<V>): Promise<{ value: V; remembered: boolean }> {
+    if (this.ttlMs <= 0) return { value: await load(), remembered: false };
     const hit = this.entries.get(key);
     if (hit) {
-      if (hit.expiresAt > this.clock()) return hit.value;
+      if (hit.expiresAt > this.clock()) return { value: hit.value, remembered: true };
       this.entries.delete(key);
     }
+    return { value: await this.load(key, load), remembered: false };
+  }
+
+  /**
+   * Forgets the key and loads it again. A load of the key already running is
+   * shared: it began after the forgotten answer was remembered and after the
+   * last clear(), so it is as fresh as the change feed can tell.
+   */
+  reload(key: string, load: () => Promise<V>): Promise<V> {
+    this.entries.delete(key);
+    return this.ttlMs <= 0 ? load() : this.load(key, load);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.inflight.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private load(key: string, load: () => Promise<V>): Promise<V> {
     const pending = this.inflight.get(key);
     if (pending) return pending;
     const generation = this.generation;
@@ -39,16 +74,6 @@ export class ShortLivedCache<V> {
       });
     this.inflight.set(key, loading);
     return loading;
-  }
-
-  clear(): void {
-    this.generation++;
-    this.entries.clear();
-    this.inflight.clear();
-  }
-
-  get size(): number {
-    return this.entries.size;
   }
 
   private put(key: string, value: V): void {

@@ -34,8 +34,15 @@ const usable = (app: AppRecord) => app.status === 'active' && !app.ownerDisabled
 /**
  * The credential checks on the hot path. Apps are cached by the hash of the
  * credential (never the credential itself) for at most the cache's TTL (500 ms
- * by default); the app service clears the cache on every change it makes, and
- * other replicas' caches expire within the TTL.
+ * by default), and dropped at once on every change: this replica's own, and
+ * every other replica's through the change feed (composition.ts). Only an
+ * acceptance is answered from memory: a remembered answer that would refuse
+ * is read again from the store first, so a credential made or restored a
+ * moment ago (on any replica) is accepted on its first use.
+ *
+ * The oauth service's lookups (LookupApp, GetSigningKey) are not cached here:
+ * oauth remembers them itself and asks again, past its own memory, before it
+ * refuses on them, and that second ask must reach the store.
  */
 export class CredentialVerifier {
   private readonly cache: ShortLivedCache<AppRecord | null>;
@@ -49,7 +56,7 @@ export class CredentialVerifier {
     this.cache = new ShortLivedCache(cacheTtlMs, 10_000, clock);
   }
 
-  /** Forgets every cached answer; called after any change to an app. */
+  /** Forgets every cached answer; called on every change to an app or its owner, on any replica. */
   invalidate(): void {
     this.cache.clear();
   }
@@ -58,48 +65,64 @@ export class CredentialVerifier {
     if (apiKey === '') return refuse('No API key was given.');
     if (!PATTERN.apiKey.test(apiKey)) return refuse('The API key is not in the expected format (ak_ followed by 43 characters).');
     const lookup = this.crypto.lookup(apiKey);
-    const app = await this.cache.get(`ak:${lookup}`, async () => (await this.apps.findByApiKeyLookup(lookup)) ?? null);
-    if (!app || !digestsEqual(app.credentials.apiKey.lookup, lookup)) return refuse('The API key is not valid.');
-    return this.answer(app);
+    return this.confirmed(
+      `ak:${lookup}`,
+      async () => (await this.apps.findByApiKeyLookup(lookup)) ?? null,
+      (app) => (!app || !digestsEqual(app.credentials.apiKey.lookup, lookup) ? refuse('The API key is not valid.') : this.answer(app)),
+    );
   }
 
   async verifyBearerToken(token: string): Promise<CredentialCheck> {
     if (token === '') return refuse('No bearer token was given.');
     if (!PATTERN.bearerToken.test(token)) return refuse('The bearer token is not an app bearer token (bt_ followed by 43 characters).');
     const hash = CredentialCrypto.hash(token);
-    const app = await this.cache.get(`bt:${hash}`, async () => (await this.apps.findByBearerHash(hash)) ?? null);
-    if (!app || !digestsEqual(app.credentials.bearerToken.hash, hash)) return refuse('The bearer token is not valid.');
-    return this.answer(app);
+    return this.confirmed(
+      `bt:${hash}`,
+      async () => (await this.apps.findByBearerHash(hash)) ?? null,
+      (app) => (!app || !digestsEqual(app.credentials.bearerToken.hash, hash) ? refuse('The bearer token is not valid.') : this.answer(app)),
+    );
   }
 
   async verifyBasic(appId: string, appSecret: string): Promise<CredentialCheck> {
     if (appId === '' || appSecret === '') return refuse('Both the App ID and the App Secret are required.');
     const invalid = 'The App ID or App Secret is not valid.';
     if (!PATTERN.appId.test(appId) || !PATTERN.appSecret.test(appSecret)) return refuse(invalid);
-    const app = await this.byAppId(appId);
     const hash = CredentialCrypto.hash(appSecret);
-    // Compared in constant time even when the App ID is unknown.
-    const matches = digestsEqual(app?.credentials.appSecret.hash ?? CredentialCrypto.hash(''), hash);
-    if (!app || !matches) return refuse(invalid);
-    return this.answer(app);
+    return this.confirmed(
+      `id:${appId}`,
+      async () => (await this.apps.findByAppId(appId)) ?? null,
+      (app) => {
+        // Compared in constant time even when the App ID is unknown.
+        const matches = digestsEqual(app?.credentials.appSecret.hash ?? CredentialCrypto.hash(''), hash);
+        return !app || !matches ? refuse(invalid) : this.answer(app);
+      },
+    );
   }
 
   async lookupApp(appId: string): Promise<AppLookup> {
-    const app = PATTERN.appId.test(appId) ? await this.byAppId(appId) : null;
+    const app = PATTERN.appId.test(appId) ? await this.apps.findByAppId(appId) : undefined;
     if (!app) return { found: false, active: false, principal: undefined, redirectUris: [] };
     return { found: true, active: usable(app), principal: principalOf(app), redirectUris: [...app.redirectUris] };
   }
 
   /** The plain API key, for the oauth service's HMAC, Digest and OAuth 1.0a checks; never for a revoked app. */
   async getSigningKey(appId: string): Promise<SigningKey> {
-    const app = PATTERN.appId.test(appId) ? await this.byAppId(appId) : null;
+    const app = PATTERN.appId.test(appId) ? await this.apps.findByAppId(appId) : undefined;
     if (!app) return { found: false, active: false, principal: undefined, apiKey: '' };
     if (!usable(app)) return { found: true, active: false, principal: principalOf(app), apiKey: '' };
     return { found: true, active: true, principal: principalOf(app), apiKey: this.crypto.decrypt(app.credentials.apiKey.sealed, app.id) };
   }
 
-  private byAppId(appId: string): Promise<AppRecord | null> {
-    return this.cache.get(`id:${appId}`, async () => (await this.apps.findByAppId(appId)) ?? null);
+  /**
+   * The check on the app as remembered; a refusal from memory is checked
+   * again on the app read afresh (concurrent confirmations of one key share
+   * the read), and that answer stands.
+   */
+  private async confirmed(key: string, load: () => Promise<AppRecord | null>, check: (app: AppRecord | null) => CredentialCheck): Promise<CredentialCheck> {
+    const { value, remembered } = await this.cache.read(key, load);
+    const answer = check(value);
+    if (answer.ok || !remembered) return answer;
+    return check(await this.cache.reload(key, load));
   }
 
   private answer(app: AppRecord): CredentialCheck {

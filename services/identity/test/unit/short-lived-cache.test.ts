@@ -62,6 +62,39 @@ describe('ShortLivedCache', () => {
     expect(loads).toBe(2);
   });
 
+  it('when read, then it says whether the answer was remembered or loaded (by this call or one running when it came)', async () => {
+    const cache = new ShortLivedCache<string>(500, 100, clock);
+    let release!: (value: string) => void;
+    const first = cache.read('k', () => new Promise<string>((resolve) => (release = resolve)));
+    const joined = cache.read('k', async () => 'never');
+    release('v');
+    expect(await Promise.all([first, joined])).toEqual([
+      { value: 'v', remembered: false },
+      { value: 'v', remembered: false },
+    ]);
+    expect(await cache.read('k', async () => 'never')).toEqual({ value: 'v', remembered: true });
+  });
+
+  it('when reloaded, then the remembered answer is replaced by a fresh load, which concurrent reloads share', async () => {
+    const cache = new ShortLivedCache<string>(500, 100, clock);
+    await cache.get('k', async () => 'old');
+    let loads = 0;
+    const load = async () => `new${++loads}`;
+    expect(await Promise.all([cache.reload('k', load), cache.reload('k', load)])).toEqual(['new1', 'new1']);
+    expect(await cache.read('k', load)).toEqual({ value: 'new1', remembered: true });
+  });
+
+  it('when cleared while a reload is running, then a later reload does not share it', async () => {
+    const cache = new ShortLivedCache<string>(500, 100, clock);
+    let release!: (value: string) => void;
+    const stale = cache.reload('k', () => new Promise<string>((resolve) => (release = resolve)));
+    cache.clear();
+    expect(await cache.reload('k', async () => 'after the change')).toBe('after the change');
+    release('before the change');
+    expect(await stale).toBe('before the change');
+    expect(await cache.get('k', async () => 'never')).toBe('after the change');
+  });
+
   it('when a load fails, then the failure is not cached', async () => {
     const cache = new ShortLivedCache<string>(500, 100, clock);
     await expect(cache.get('k', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');

@@ -97,7 +97,7 @@ describe('CredentialVerifier', () => {
     expect(await verifier.getSigningKey(app.appId)).toMatchObject({ active: true, apiKey: issued.apiKey });
   });
 
-  it('when another replica changes the app, then this one follows within the cache TTL (500 ms)', async () => {
+  it('when another replica revokes the app and its change is not heard of, then this one still follows within the cache TTL (500 ms)', async () => {
     const { app, issued } = await create();
     const otherReplica = new AppService({ apps: store, logs: new MemoryRequestLogStore(), usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto, onChange: () => undefined });
     expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true);
@@ -106,6 +106,39 @@ describe('CredentialVerifier', () => {
     expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true); // still within the promised bound
     now += 1;
     expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(false);
+  });
+
+  describe('what another replica changes, seen here before the cache tells (its change reaches this one through the change feed; until it does):', () => {
+    const otherReplica = () =>
+      new AppService({ apps: store, logs: new MemoryRequestLogStore(), usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto, onChange: () => undefined });
+
+    it('when another replica rotated the credentials, then each new one is accepted on its first use here, though the app is remembered with the old ones', async () => {
+      const { app, issued } = await create();
+      expect((await verifier.verifyBasic(app.appId, issued.appSecret!)).ok).toBe(true);
+      const { issued: fresh } = await otherReplica().rotate('owner-a', app.id, {});
+      // A refusal from memory is read again from the store before it is answered.
+      expect((await verifier.verifyBasic(app.appId, fresh.appSecret!)).ok).toBe(true);
+      expect((await verifier.verifyApiKey(fresh.apiKey!)).ok).toBe(true);
+      expect((await verifier.verifyBearerToken(fresh.bearerToken!)).ok).toBe(true);
+    });
+
+    it("when another replica's operator enabled the owner again, then the credentials work on their first use here", async () => {
+      const { issued } = await create();
+      await store.setOwnerDisabled('owner-a', true);
+      verifier.invalidate();
+      expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(false);
+      await store.setOwnerDisabled('owner-a', false); // another replica: no invalidate() here
+      expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true);
+    });
+
+    it("the oauth service's lookups always read the store: oauth remembers them itself, and asks again before it refuses on them", async () => {
+      const { app } = await create();
+      expect((await verifier.lookupApp(app.appId)).redirectUris).toEqual(['https://a.example/cb']);
+      await otherReplica().setRedirectUris('owner-a', app.id, ['https://b.example/cb']);
+      expect((await verifier.lookupApp(app.appId)).redirectUris).toEqual(['https://b.example/cb']);
+      const { issued } = await otherReplica().rotate('owner-a', app.id, { apiKey: true });
+      expect((await verifier.getSigningKey(app.appId)).apiKey).toBe(issued.apiKey);
+    });
   });
 
   it('the oauth service can look an app up by App ID and get its plain API key', async () => {
