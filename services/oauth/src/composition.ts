@@ -1,10 +1,15 @@
+import Redis from 'ioredis';
 import { identity, oauth } from '@sandbox/contracts';
 import {
+  CHANGE_FEED_REDIS,
   createLogger,
   createMetricsRegistry,
   grpcClientMetrics,
   instrumentStore,
+  localChangeFeed,
   promiseClient,
+  REDIS_FAIL_FAST,
+  redisChangeFeed,
   startGrpcService,
   storeMetrics,
   unaryHandlers,
@@ -41,13 +46,21 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
     metrics: grpcClientMetrics(registry),
     transport: config.grpcTransport,
   });
+  // Identity's changes reach this process only through Redis; without it the directory remembers nothing (cacheMs 0).
+  const redisUrl = config.redisUrl;
+  const changes = redisUrl
+    ? await redisChangeFeed({ open: () => new Redis(redisUrl, { ...REDIS_FAIL_FAST, ...CHANGE_FEED_REDIS }), publishes: true, logger })
+    : localChangeFeed();
+  const apps = new AppDirectory(identityClient, clock, redisUrl ? 500 : 0);
+  changes.subscribe(['apps'], () => apps.forget());
   const deps: OAuthDeps = {
     config,
     logger,
     clock,
     store,
-    apps: new AppDirectory(identityClient, clock),
+    apps,
     signingKey: await loadSigningKey(config.signingKeyPem),
+    changes,
   };
   const implementation = unaryHandlers<oauth.OAuthServiceServer>(
     oauth.OAuthServiceService,
@@ -68,6 +81,7 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
     metrics: { registry, service: 'oauth', listen: config.metrics },
     close: async () => {
       identityClient.close();
+      await changes.close();
       await store.close();
     },
   });

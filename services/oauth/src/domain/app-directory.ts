@@ -18,18 +18,41 @@ export interface AppSigningKey {
   apiKey: string;
 }
 
+/**
+ * Whether a request may go through on this view of the app: false means the
+ * caller would refuse it, so a remembered view is read again before it does.
+ */
+export type Accepts<V> = (view: V) => boolean;
+
+/** The app exists and is active: what every use of an app needs, and all that some need. */
+export const usable = (app: { found: boolean; active: boolean; principal: common.AppPrincipal | undefined }) => app.found && app.active && app.principal !== undefined;
+
 type IdentityClient = Pick<PromiseClient<identity.IdentityServiceClient>, 'lookupApp' | 'getSigningKey' | 'verifyBasic'>;
 
 interface Remembered<V> {
   value: Promise<V>;
   until: number;
+  /** Set once the answer is in: from then on it is remembered, not being read. */
+  settled: boolean;
 }
 
+/** Entries per map before all are forgotten: a burst of made-up ids must not grow memory without bound. */
+const MAX_ENTRIES = 10_000;
+
 /**
- * Identity's view of apps, remembered for at most `cacheMs` (<= 500 ms):
- * revoking or deleting an app, or rotating its API key, reaches every token
- * and signature oauth checks within a second (identity's own cache is at
- * most 500 ms too), while a burst of checks of one app costs one call.
+ * Identity's view of apps, remembered for at most `cacheMs` (500 ms) so a
+ * burst of checks of one app costs one call, and forgotten at once by
+ * forget(), which the change feed calls on every change identity makes
+ * (composition.ts). The lifetime is the backstop for a change the feed
+ * lost; without a feed (no Redis: identity cannot reach this process)
+ * nothing is remembered (cacheMs 0).
+ *
+ * Only a view that lets a request through is answered from memory: each
+ * caller says what it needs of the app (`accepts`), and a remembered view
+ * that fails it is read again from identity (which does not cache these
+ * lookups) before the caller refuses on it. So a redirect URI, a scope or
+ * an API key registered a moment ago works on its first use on every
+ * replica.
  */
 export class AppDirectory {
   private readonly apps = new Map<string, Remembered<DirectoryApp>>();
@@ -42,13 +65,13 @@ export class AppDirectory {
   ) {}
 
   /** The app whose App ID (client_id, consumer key) this is. */
-  lookup(appId: string, requestId?: string): Promise<DirectoryApp> {
-    return this.remember(this.apps, appId, () => this.identity.lookupApp({ appId }, { requestId }));
+  lookup(appId: string, requestId?: string, accepts: Accepts<DirectoryApp> = usable): Promise<DirectoryApp> {
+    return this.read(this.apps, appId, () => this.identity.lookupApp({ appId }, { requestId }), accepts);
   }
 
   /** The app's API key, for checking a signature made with it. */
-  signingKey(appId: string, requestId?: string): Promise<AppSigningKey> {
-    return this.remember(this.keys, appId, () => this.identity.getSigningKey({ appId }, { requestId }));
+  signingKey(appId: string, requestId?: string, accepts: Accepts<AppSigningKey> = usable): Promise<AppSigningKey> {
+    return this.read(this.keys, appId, () => this.identity.getSigningKey({ appId }, { requestId }), accepts);
   }
 
   /** Whether the App Secret is the app's (never remembered: a client secret is checked every time). */
@@ -56,17 +79,37 @@ export class AppDirectory {
     return (await this.identity.verifyBasic({ appId, appSecret }, { requestId })).check;
   }
 
-  private remember<V>(map: Map<string, Remembered<V>>, key: string, load: () => Promise<V>): Promise<V> {
-    const now = this.clock();
+  /** Forgets every app: a change was made to one (the change feed says which kind, not which app). */
+  forget(): void {
+    this.apps.clear();
+    this.keys.clear();
+  }
+
+  private async read<V>(map: Map<string, Remembered<V>>, key: string, load: () => Promise<V>, accepts: Accepts<V>): Promise<V> {
     const hit = map.get(key);
-    if (hit && hit.until > now) return hit.value;
-    if (map.size > 10_000) map.clear(); // a burst of made-up ids must not grow memory without bound
+    if (!hit || hit.until <= this.clock()) return this.load(map, key, load);
+    // A view still being read was asked for after this request's change was heard of: fresh enough to refuse on.
+    const wasRemembered = hit.settled;
+    const value = await hit.value;
+    if (!wasRemembered || accepts(value)) return value;
+    const current = map.get(key);
+    // Another caller may already be reading it again: share that read.
+    if (current && current !== hit && !current.settled) return current.value;
+    return this.load(map, key, load);
+  }
+
+  private load<V>(map: Map<string, Remembered<V>>, key: string, load: () => Promise<V>): Promise<V> {
     const value = load();
-    const entry = { value, until: now + this.cacheMs };
+    if (this.cacheMs <= 0) return value;
+    if (map.size >= MAX_ENTRIES) map.clear();
+    const entry: Remembered<V> = { value, until: this.clock() + this.cacheMs, settled: false };
     map.set(key, entry);
-    value.catch(() => {
-      if (map.get(key) === entry) map.delete(key);
-    });
+    value.then(
+      () => (entry.settled = true),
+      () => {
+        if (map.get(key) === entry) map.delete(key);
+      },
+    );
     return value;
   }
 }

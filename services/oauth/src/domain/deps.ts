@@ -1,4 +1,4 @@
-import type { Logger } from '@sandbox/runtime';
+import type { ChangeFeed, Logger } from '@sandbox/runtime';
 import type { OAuthConfig } from '../config';
 import type { EphemeralStore } from '../stores/ephemeral-store';
 import type { AppDirectory } from './app-directory';
@@ -14,4 +14,6 @@ export interface OAuthDeps {
   store: EphemeralStore;
   apps: AppDirectory;
   signingKey: SigningKey;
+  /** Tells every replica's caches of a change (here: a revoked token or grant). */
+  changes: ChangeFeed;
 }

@@ -1,4 +1,5 @@
 import type { common, oauth } from '@sandbox/contracts';
+import { usable, type AppSigningKey } from '../app-directory';
 import { epochSeconds } from '../clock';
 import { signatureBaseString, type NameValue } from './base-string';
 import { quote } from './encoding';
@@ -64,15 +65,21 @@ export async function checkSignedRequest<T>(deps: OAuth1Deps, request: oauth.Sig
   rules.validate?.(protocol);
 
   const consumerKey = protocol.get('oauth_consumer_key')!;
-  const app = await deps.apps.signingKey(consumerKey, requestId);
-  if (!app.found) {
-    throw oauth1Problem('consumer_key_unknown', `No app has the consumer key ${quote(consumerKey)}: the consumer key is your App ID (app_...), and the consumer secret your API key (ak_...).`);
-  }
-  if (!app.active) {
-    throw oauth1Problem('consumer_key_rejected', `The app with consumer key ${quote(consumerKey)} is revoked: its credentials and tokens no longer work.`);
-  }
+  const consumer = (app: AppSigningKey) => {
+    if (!app.found) {
+      throw oauth1Problem('consumer_key_unknown', `No app has the consumer key ${quote(consumerKey)}: the consumer key is your App ID (app_...), and the consumer secret your API key (ak_...).`);
+    }
+    if (!app.active) {
+      throw oauth1Problem('consumer_key_rejected', `The app with consumer key ${quote(consumerKey)} is revoked: its credentials and tokens no longer work.`);
+    }
+    return app;
+  };
+  let app = consumer(await deps.apps.signingKey(consumerKey, requestId));
 
   const token = await rules.token(protocol, consumerKey);
+  const signedWith = (key: AppSigningKey) => sameSecret(protocol.get('oauth_signature')!, sign(method as SignatureMethod, signatureBaseString(parsed.method, parsed.baseUri, parsed.params), key.apiKey, token.secret));
+  // A remembered key the signature does not match is read again first: the key may have been rotated a moment ago.
+  if (!signedWith(app)) app = consumer(await deps.apps.signingKey(consumerKey, requestId, (key) => usable(key) && signedWith(key)));
   checkSignature(parsed, method as SignatureMethod, app.apiKey, token);
 
   const nonce = protocol.get('oauth_nonce');

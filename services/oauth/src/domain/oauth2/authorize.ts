@@ -1,5 +1,6 @@
 import type { oauth } from '@sandbox/contracts';
 import { AppError } from '@sandbox/runtime';
+import { usable, type DirectoryApp } from '../app-directory';
 import type { OAuth2Deps } from './deps';
 import { oauthError, quote, type OAuth2ErrorCode } from './errors';
 import { challengeProblem } from './pkce';
@@ -39,7 +40,7 @@ export async function authorize(deps: OAuth2Deps, request: oauth.AuthorizeReques
 
   if (repeated.has('client_id')) throw oauthError('invalid_request', 'client_id was sent more than once; send it once (RFC 6749 3.1).');
   if (!request.clientId) throw oauthError('invalid_request', 'client_id is required: send the App ID of your app.');
-  const app = await deps.apps.lookup(request.clientId, requestId);
+  const app = await deps.apps.lookup(request.clientId, requestId, (view) => admits(view, request));
   if (!app.found || !app.principal) {
     throw oauthError('invalid_request', `client_id ${quote(request.clientId)} is not the App ID of any app here; copy the App ID from the portal.`);
   }
@@ -88,6 +89,25 @@ export async function authorize(deps: OAuth2Deps, request: oauth.AuthorizeReques
     if (error instanceof RedirectedRefusal) return send({ error: error.refusal.error, error_description: error.refusal.description });
     throw error;
   }
+}
+
+/**
+ * Whether this view of the app lets the request past every check that
+ * depends on the app: it is there and active, the redirect URI is
+ * registered, the scopes asked for are held. The directory reads a
+ * remembered view that does not again before any of them refuses.
+ */
+function admits(app: DirectoryApp, request: oauth.AuthorizeRequest): boolean {
+  if (!usable(app)) return false;
+  const registered = app.redirectUris;
+  if (request.redirectUri === '' ? registered.length !== 1 : !registered.includes(request.redirectUri)) return false;
+  let requested: string[] | undefined;
+  try {
+    requested = requestedScopes(request.scope);
+  } catch {
+    return true; // malformed whatever the app holds
+  }
+  return !requested || requested.every((scope) => app.principal!.scopes.includes(scope));
 }
 
 const ONCE = ['response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'];

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { common, oauth } from '@sandbox/contracts';
 import { invalidArgument } from '@sandbox/runtime';
 import { storeTtl } from '../stored-records';
+import { usable } from '../app-directory';
 import type { PlaygroundAuthDeps } from './deps';
 import { parseDigestAuthorization } from './digest-header';
 import { mintNonce, NONCE_CLOCK_TOLERANCE_MS, NONCE_LIFETIME_MS, nonceKey, opaqueFor, openNonce } from './digest-nonce';
@@ -91,15 +92,22 @@ export async function digestVerify(deps: PlaygroundAuthDeps, request: oauth.Dige
     return answer(refused(`uri ${shown(uri, 200)} differs from the request-target ${shown(request.uri, 200)}: it must be the path and query exactly as on the request line.`));
   }
 
-  const app = await deps.apps.signingKey(username, requestId);
+  const hexLength = algorithm.startsWith('SHA-256') ? 64 : 32;
+  const wellFormed = new RegExp(`^[0-9a-fA-F]{${hexLength}}$`).test(response);
+  const inputsWith = (password: string): DigestInputs => ({ algorithm, username, realm, password, method: request.method, uri, nonce, nc, cnonce, qop });
+  // A remembered key the response does not match is read again first: the key may have been rotated a moment ago.
+  const app = await deps.apps.signingKey(
+    username,
+    requestId,
+    (key) => usable(key) && key.apiKey !== '' && (!wellFormed || sameText(digestResponse(inputsWith(key.apiKey)), response.toLowerCase())),
+  );
   if (!app.found || !app.principal) return answer(refused(`username ${shown(username)} is not the App ID of any app here (username is the App ID, password the API key).`));
   if (!app.active || !app.apiKey) return answer(refused(`The app ${shown(username)} is revoked: its credentials are refused.`));
 
-  const hexLength = algorithm.startsWith('SHA-256') ? 64 : 32;
-  if (!new RegExp(`^[0-9a-fA-F]{${hexLength}}$`).test(response)) {
+  if (!wellFormed) {
     return answer(refused(`response must be ${hexLength} hex characters for algorithm=${algorithm}: check the algorithm you hashed with is the one you named.`));
   }
-  const inputs: DigestInputs = { algorithm, username, realm, password: app.apiKey, method: request.method, uri, nonce, nc, cnonce, qop };
+  const inputs = inputsWith(app.apiKey);
   const right = sameText(digestResponse(inputs), response.toLowerCase());
   const expired = now >= opened.expiresAt;
   const expiredNote = `The nonce expired at ${when(opened.expiresAt)} (nonces last ${NONCE_LIFETIME_MS / 60_000} minutes); server time is ${when(now)}.`;

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { common, oauth } from '@sandbox/contracts';
+import { usable } from '../app-directory';
 import type { PlaygroundAuthDeps } from './deps';
 import { accepted, refused, sameText, sha256Hex, shown, when } from './text';
 
@@ -39,11 +40,12 @@ export async function verifyHmac(deps: PlaygroundAuthDeps, request: oauth.Verify
   const timestampProblem = checkTimestampFormat(timestamp);
   if (timestampProblem) return refused(`${timestampProblem} ${serverTime}`);
 
-  const app = await deps.apps.signingKey(appId, requestId);
+  const canonical = hmacCanonicalString(timestamp, method, path);
+  // A remembered key the signature does not match is read again first: the key may have been rotated a moment ago.
+  const app = await deps.apps.signingKey(appId, requestId, (key) => usable(key) && key.apiKey !== '' && sameText(hmacHex(key.apiKey, canonical), signature));
   if (!app.found || !app.principal) return refused(`x-app-id ${shown(appId)} is not the App ID of any app here.`);
   if (!app.active || !app.apiKey) return refused(`The app ${shown(appId)} is revoked: its signatures are refused.`);
 
-  const canonical = hmacCanonicalString(timestamp, method, path);
   const signed = `The server signed ${JSON.stringify(canonical)}.`;
   const expected = hmacHex(app.apiKey, canonical);
   const matches = sameText(expected, signature);

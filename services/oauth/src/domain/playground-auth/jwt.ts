@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { common, oauth } from '@sandbox/contracts';
 import { invalidArgument, unauthenticated } from '@sandbox/runtime';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { usable, type DirectoryApp } from '../app-directory';
 import { epochSeconds } from '../clock';
 import type { PlaygroundAuthDeps } from './deps';
 import { accepted, clean, refused, sameText, shown, when } from './text';
@@ -135,7 +136,8 @@ export async function verifyJwt(deps: PlaygroundAuthDeps, token: string, request
   if (typeof sub !== 'string' || sub === '') return answer(refused('The token has no sub claim: sub must be your App ID (it says which app the token is for).'), alg);
 
   if (alg === 'HS256') {
-    const app = await deps.apps.signingKey(sub, requestId);
+    // A remembered key the token was not signed with, or an app without the token's scopes, is read again first (a rotation or a scope given a moment ago).
+    const app = await deps.apps.signingKey(sub, requestId, (key) => holdsScopeOf(key, payload) && key.apiKey !== '' && hs256SignedWith(token, key.apiKey));
     if (!app.found || !app.principal) return answer(refused(`sub ${shown(sub)} is not the App ID of any app here.`), alg);
     if (!app.active || !app.apiKey) return answer(refused(`The app ${shown(sub)} is revoked: its tokens are refused.`), alg);
     const verified = await verifySignature(deps, token, 'HS256', utf8(app.apiKey));
@@ -150,10 +152,22 @@ export async function verifyJwt(deps: PlaygroundAuthDeps, token: string, request
 
   const verified = await verifySignature(deps, token, 'RS256', deps.signingKey.publicKey, header.kid);
   if (!verified.ok) return answer(refused(verified.reason), alg);
-  const app = await deps.apps.lookup(sub, requestId);
+  const app = await deps.apps.lookup(sub, requestId, (view) => holdsScopeOf(view, verified.payload));
   if (!app.found || !app.principal) return answer(refused(`sub ${shown(sub)} is not the App ID of any app here (deleted since the token was issued?).`), alg);
   if (!app.active) return answer(refused(`The app ${shown(sub)} is revoked: its tokens are refused.`), alg);
   return answer(withScope(app.principal, verified.payload), alg);
+}
+
+/** The app is usable and holds every scope the token names: what the directory answers from memory without reading it again. */
+function holdsScopeOf(app: Pick<DirectoryApp, 'found' | 'active' | 'principal'>, payload: Record<string, unknown>): boolean {
+  const scope = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((name) => name !== '') : [];
+  return usable(app) && scope.every((name) => app.principal!.scopes.includes(name));
+}
+
+/** Whether an HS256 token's signature is the key's: only to choose the key (jose checks the token itself, below). */
+function hs256SignedWith(token: string, key: string): boolean {
+  const dot = token.lastIndexOf('.');
+  return sameText(createHmac('sha256', key).update(token.slice(0, dot)).digest('base64url'), token.slice(dot + 1));
 }
 
 /** The token may do what its scope says, within what the app holds today (the scope claim decides 403 on the data endpoint). */
