@@ -1,3 +1,4 @@
+import type { ChangeFeed } from '@sandbox/runtime';
 import type { OAuthConfig } from '../../config';
 import type { EphemeralStore } from '../../stores/ephemeral-store';
 import type { AppDirectory } from '../app-directory';
@@ -14,4 +15,6 @@ export interface OAuth2Deps {
   store: EphemeralStore;
   apps: Pick<AppDirectory, 'lookup' | 'verifySecret'>;
   signingKey: Pick<SigningKey, 'privateKey' | 'publicKey' | 'kid'>;
+  /** Told of every revocation (absent in unit tests: nothing to tell). */
+  changes?: Pick<ChangeFeed, 'publish'>;
 }

@@ -1,3 +1,4 @@
+import type { ChangeFeed } from '@sandbox/runtime';
 import type { EphemeralStore } from '../../stores/ephemeral-store';
 import type { Clock } from '../clock';
 import { putRecord, readRecord, recordEntry } from '../stored-records';
@@ -92,6 +93,8 @@ export class GrantState {
   constructor(
     private readonly store: EphemeralStore,
     private readonly clock: Clock,
+    /** Told of each revocation before it is answered, so every gateway drops the verdicts it remembers (runtime change-feed.ts). */
+    private readonly changes?: Pick<ChangeFeed, 'publish'>,
   ) {}
 
   async saveCode(code: string, record: CodeRecord): Promise<void> {
@@ -150,6 +153,7 @@ export class GrantState {
   async revokeGrant(grantId: string, reason: string, lifetimes: { accessMs: number; refreshMs: number }): Promise<void> {
     const revocation: Revocation = { reason, at: this.clock() };
     await putRecord(this.store, KEY.revokedGrant(grantId), revocation, Math.max(lifetimes.accessMs, lifetimes.refreshMs) + LATE_GRACE_MS);
+    await this.changes?.publish('tokens');
   }
 
   grantRevocation(grantId: string): Promise<Revocation | undefined> {
@@ -160,6 +164,7 @@ export class GrantState {
   async revokeAccessToken(jti: string, expiresAtMs: number, reason: string): Promise<void> {
     const revocation: Revocation = { reason, at: this.clock() };
     await putRecord(this.store, KEY.revokedJti(jti), revocation, expiresAtMs - this.clock() + LATE_GRACE_MS);
+    await this.changes?.publish('tokens');
   }
 
   accessTokenRevocation(jti: string): Promise<Revocation | undefined> {

@@ -17,7 +17,7 @@ import { REFRESH_TOKEN_PATTERN } from './secrets';
 export async function revoke(deps: OAuth2Deps, request: oauth.RevokeRequest, requestId?: string): Promise<void> {
   const client = await authenticateClient(deps, request.client, requestId);
   if (request.token === '') throw oauthError('invalid_request', 'token is required: send the token to revoke as the form field token.');
-  const state = new GrantState(deps.store, deps.clock);
+  const state = new GrantState(deps.store, deps.clock, deps.changes);
   const lifetimes = { accessMs: deps.config.accessTokenTtlSeconds * 1000, refreshMs: deps.config.refreshTokenTtlSeconds * 1000 };
 
   if (REFRESH_TOKEN_PATTERN.test(request.token)) {

@@ -31,7 +31,7 @@ export async function token(deps: OAuth2Deps, request: oauth.TokenRequest, reque
     throw oauthError('unsupported_grant_type', `grant_type ${quote(request.grantType)} is not supported here: use client_credentials (the default), authorization_code or refresh_token.`);
   }
   const client = await authenticateClient(deps, request.client, requestId);
-  const state = new GrantState(deps.store, deps.clock);
+  const state = new GrantState(deps.store, deps.clock, deps.changes);
   switch (grant) {
     case 'client_credentials':
       return clientCredentials(deps, request, client, issuer);
