@@ -6,6 +6,7 @@ import { createLogger, createMetricsRegistry, startMetricsServer, type MetricsSe
 import { Authenticator } from './auth/authenticate';
 import { isOperator } from './auth/operator';
 import { createAuthSchemes } from './auth/schemes';
+import { forgetOnChanges } from './caches/changes';
 import { closeBackendClients, createBackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
@@ -59,6 +60,7 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
   const clients = createBackendClients(config, metrics.grpcClient);
   let draining = false;
   const authenticator = new Authenticator(createAuthSchemes(clients, config.credentialCacheMs));
+  const stopForgetting = await forgetOnChanges(clients, config.fairShare.redisUrl, logger, () => authenticator.forget());
   const screen = new RequestScreen(new CredentialGuard({ allowedIssuerHosts: config.trustedIssuers }), (id) => metrics.credentialRefused(id));
   const requestLogs = new RequestLogRecorder((entries, usage) => clients.identity.recordRequests({ entries, usage }), logger, config.requestLogCapPerApp);
   const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
@@ -143,6 +145,7 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
       await requestLogs.stop();
       accessLog.stop();
       closeBackendClients(clients);
+      await stopForgetting();
       limits.close();
       await metricsServer?.stop();
       logger.info('stopped');

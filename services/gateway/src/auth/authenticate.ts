@@ -5,17 +5,23 @@ import { whenReady, type MaybePromise } from '../maybe-async';
 import type { AuthScheme, Credential, Presented, SchemeName, Verdict } from './scheme';
 
 /**
- * Authenticates requests against the schemes a route accepts. Verdicts of a
- * scheme that allows it are remembered for at most its cacheMs (<= 500 ms;
- * identity caches at most as long), so a rotation or revocation is seen by
- * every gateway replica within a second while the hot path mostly skips the
- * network; a remembered verdict comes back synchronously.
+ * Authenticates requests against the schemes a route accepts. Acceptances
+ * of a scheme that allows it are remembered for at most its cacheMs (<= 500
+ * ms), so the hot path mostly skips the network (a remembered verdict comes
+ * back synchronously), and forgotten at once on every change (forget(),
+ * called by the change feed: caches/changes.ts); refusals are never
+ * remembered, so one is never older than its request.
  */
 export class Authenticator {
   private readonly caches = new Map<SchemeName, TtlCache<Verdict>>();
 
   constructor(readonly schemes: Readonly<Record<SchemeName, AuthScheme>>) {
-    for (const scheme of Object.values(schemes)) if (scheme.cacheMs > 0) this.caches.set(scheme.name, new TtlCache(scheme.cacheMs));
+    for (const scheme of Object.values(schemes)) if (scheme.cacheMs > 0) this.caches.set(scheme.name, new TtlCache(scheme.cacheMs, 10_000, Date.now, (v) => v.ok));
+  }
+
+  /** Forgets every remembered verdict: an app, its owner or a token changed. */
+  forget(): void {
+    for (const cache of this.caches.values()) cache.clear();
   }
 
   /**

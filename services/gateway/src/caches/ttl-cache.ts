@@ -9,8 +9,12 @@ interface Entry<V> {
 
 /**
  * A small time-bounded memo. Concurrent lookups of the same key share one
- * backend call; a rejected lookup is forgotten at once. A hit on a settled
- * entry returns the value itself rather than a promise (see maybe-async.ts).
+ * backend call; a rejected lookup is forgotten at once, and so is an answer
+ * `keep` says not to remember (the gateway keeps acceptances only: a
+ * refusal is asked again every time, so it is never older than the request).
+ * clear() forgets everything, answers on their way included. A hit on a
+ * settled entry returns the value itself rather than a promise (see
+ * maybe-async.ts).
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
@@ -20,7 +24,13 @@ export class TtlCache<V> {
     private readonly maxEntries = 10_000,
     /** The clock lifetimes are measured on; injectable so tests need no sleeps. */
     private readonly now: () => number = Date.now,
+    private readonly keep: (value: V) => boolean = () => true,
   ) {}
+
+  /** Forgets every answer, and the lookups under way (their answers reach their own callers only). */
+  clear(): void {
+    this.entries.clear();
+  }
 
   get(key: string, load: () => Promise<V>): MaybePromise<V> {
     if (this.ttlMs <= 0) return load();
@@ -31,7 +41,10 @@ export class TtlCache<V> {
     const entry: Entry<V> = { pending: load(), expiresAt: now + this.ttlMs };
     this.entries.set(key, entry);
     entry.pending.then(
-      (value) => (entry.settled = { value }),
+      (value) => {
+        if (this.keep(value)) entry.settled = { value };
+        else if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
       () => {
         if (this.entries.get(key) === entry) this.entries.delete(key);
       },

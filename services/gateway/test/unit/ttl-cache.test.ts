@@ -42,6 +42,30 @@ describe('TtlCache', () => {
     expect(await cache.get('9', async () => -1)).toBe(9);
   });
 
+  it('when an answer is one not to keep (a refusal, for the verdicts), then it is asked for again next time; concurrent lookups still share it', async () => {
+    const cache = new TtlCache<{ ok: boolean }>(1000, 10, Date.now, (verdict) => verdict.ok);
+    let calls = 0;
+    const refuse = async () => (calls++, { ok: false });
+    expect(await Promise.all([cache.get('a', refuse), cache.get('a', refuse)])).toEqual([{ ok: false }, { ok: false }]);
+    expect(calls).toBe(1);
+    await cache.get('a', refuse);
+    expect(calls).toBe(2);
+  });
+
+  it('when cleared, then every answer is forgotten at once, and so is a lookup under way (later callers do not share it)', async () => {
+    const cache = new TtlCache<string>(1000);
+    await cache.get('a', async () => 'old');
+    let release!: (value: string) => void;
+    const underWay = cache.get('b', () => new Promise<string>((resolve) => (release = resolve)));
+    cache.clear();
+    expect(await cache.get('a', async () => 'new')).toBe('new');
+    expect(await cache.get('b', async () => 'after')).toBe('after');
+    release('before');
+    expect(await underWay).toBe('before');
+    await new Promise((r) => setImmediate(r));
+    expect(await cache.get('b', async () => 'never')).toBe('after');
+  });
+
   it('when the TTL is zero, then nothing is cached', async () => {
     const cache = new TtlCache<number>(0);
     let calls = 0;
