@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { connect, createServer, type TLSSocket } from 'node:tls';
 import { parseAllDocuments } from 'yaml';
 import { peerIdentity } from '@sandbox/runtime';
+import { eventually } from '@sandbox/testing';
 
 // Renders the chart with the real helm (built into .tools by scripts/lib/helm.sh)
 // and checks what a cluster would receive: hardening, probes, the network model,
@@ -493,7 +494,8 @@ describe('generated keys across an upgrade (lookup simulated)', () => {
 
   it('when the chart is upgraded, then the CA and every process\'s certificate are kept', () => {
     const tlsSecrets = ofKind(installed, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls').map((secret) => secret.metadata.name);
-    expect(tlsSecrets).toHaveLength(SERVICES.length + 1);
+    // The CA, each process's and the operators' CLI's.
+    expect(tlsSecrets).toHaveLength(SERVICES.length + 2);
     for (const name of tlsSecrets) expect({ name, data: named(upgraded, 'Secret', name).data }).toEqual({ name, data: named(installed, 'Secret', name).data });
   });
 
@@ -958,7 +960,7 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
   ];
   const OPTIONAL_KEY = 'sandbox-secrets/SSO_CLIENT_SECRET';
   /** Each process's certificate, from a TLS Secret you made (mounted, not read into variables). */
-  const TLS_KEYS = SERVICES.flatMap((service) => ['ca.crt', 'tls.crt', 'tls.key'].map((key) => `sandbox-${service}-grpc-tls/${key}`)).sort();
+  const TLS_KEYS = [...SERVICES, 'cli'].flatMap((service) => ['ca.crt', 'tls.crt', 'tls.key'].map((key) => `sandbox-${service}-grpc-tls/${key}`)).sort();
   let text: string;
   let manifests: Manifest[];
   beforeAll(() => {
@@ -976,7 +978,8 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
     expect(ofKind(manifests, 'Secret')).toEqual([]);
     // And mount each its own TLS Secret, whole, and no other.
     const mounted = podSpecs(manifests).flatMap(({ name, pod }) => (pod.volumes ?? []).filter((v: Manifest) => v.secret).map((v: Manifest) => `${name} ${v.secret.secretName}`));
-    expect(mounted.sort()).toEqual(SERVICES.map((service) => `${PREFIX}-${service} sandbox-${service}-grpc-tls`).sort());
+    // (The gateway's pod holds the operators' CLI's too, for its admin container alone.)
+    expect(mounted.sort()).toEqual([...SERVICES.map((service) => `${PREFIX}-${service} sandbox-${service}-grpc-tls`), `${PREFIX}-gateway sandbox-cli-grpc-tls`].sort());
     expect(secretKeyRefs(manifests)).toEqual([...REQUIRED_KEYS, OPTIONAL_KEY].sort());
     const optional = podSpecs(manifests).flatMap(({ pod }) => pod.containers.flatMap((c: Container) => (c.env ?? []).filter((e: Manifest) => e.valueFrom?.secretKeyRef?.optional)));
     expect(optional.map((e: Manifest) => `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`)).toEqual([OPTIONAL_KEY]);
@@ -1120,6 +1123,8 @@ async function handshake(server: Record<string, string>, client: Record<string, 
 
 describe('mutual TLS between the processes (grpcTls)', () => {
   const tlsSecretName = (service: string) => `${PREFIX}-${service}-grpc-tls`;
+  /** Every identity with a certificate: the processes, and the operators' CLI (adminCli, on by default). */
+  const IDENTITIES = [...SERVICES, 'cli'];
 
   describe('with certificates the chart generates (the default)', () => {
     let manifests: Manifest[];
@@ -1129,8 +1134,8 @@ describe('mutual TLS between the processes (grpcTls)', () => {
 
     it('when rendered, then there is one CA Secret and one kubernetes.io/tls Secret per process, each with ca.crt, tls.crt and tls.key', () => {
       const tls = ofKind(manifests, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls');
-      expect(tls.map((secret) => secret.metadata.name).sort()).toEqual([`${PREFIX}-grpc-ca`, ...SERVICES.map(tlsSecretName)].sort());
-      for (const service of SERVICES) expect(Object.keys(named(manifests, 'Secret', tlsSecretName(service)).data).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
+      expect(tls.map((secret) => secret.metadata.name).sort()).toEqual([`${PREFIX}-grpc-ca`, ...IDENTITIES.map(tlsSecretName)].sort());
+      for (const service of IDENTITIES) expect(Object.keys(named(manifests, 'Secret', tlsSecretName(service)).data).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
       // The CA's key is in its own Secret, which no pod mounts.
       const mounted = podSpecs(manifests).flatMap(({ pod }) => (pod.volumes ?? []).map((v: Manifest) => v.secret?.secretName).filter(Boolean));
       expect(mounted).not.toContain(`${PREFIX}-grpc-ca`);
@@ -1140,7 +1145,7 @@ describe('mutual TLS between the processes (grpcTls)', () => {
       const ca = new X509Certificate(secretData(manifests, `${PREFIX}-grpc-ca`)['tls.crt']!);
       expect(ca.ca).toBe(true);
       expect(ca.checkPrivateKey(createPrivateKey(secretData(manifests, `${PREFIX}-grpc-ca`)['tls.key']!))).toBe(true);
-      for (const service of SERVICES) {
+      for (const service of IDENTITIES) {
         const data = secretData(manifests, tlsSecretName(service));
         expect(data['ca.crt']).toBe(ca.toString());
         const leaf = new X509Certificate(data['tls.crt']!);
@@ -1170,7 +1175,7 @@ describe('mutual TLS between the processes (grpcTls)', () => {
       await expect(handshake(identity, stranger, 'identity')).rejects.toThrow();
       const refused = await handshake(identity, { ...stranger, 'ca.crt': identity['ca.crt']! }, 'identity').catch(() => ({ serverSaw: undefined }));
       expect(refused.serverSaw).toBeUndefined();
-    });
+    }, 60_000);
 
     it('when rendered, then each pod carries a checksum of its own certificate only, so a new one rolls just that process', () => {
       const sums = SERVICES.map((service) => podAnnotations(manifests, service)['checksum/grpc-tls']);
@@ -1186,7 +1191,7 @@ describe('mutual TLS between the processes (grpcTls)', () => {
   });
 
   describe('with Secrets you manage (grpcTls.existingSecrets)', () => {
-    const existing = SERVICES.flatMap((service) => ['--set', `grpcTls.existingSecrets.${service}=team-${service}-tls`]);
+    const existing = IDENTITIES.flatMap((service) => ['--set', `grpcTls.existingSecrets.${service}=team-${service}-tls`]);
 
     it('when every process is named, then no TLS Secret or CA is rendered and each pod mounts the one named for it', () => {
       const manifests = render(existing);
@@ -1196,7 +1201,9 @@ describe('mutual TLS between the processes (grpcTls)', () => {
         expect(pod.volumes.find((v: Manifest) => v.name === 'grpc-tls').secret.secretName).toBe(`team-${service}-tls`);
         expect(envOf(pod.containers[0]).GRPC_TLS_DIR?.value).toBe(GRPC_TLS_DIR);
       }
-      expect(renderNotes(existing)).toContain('team-data-tls, team-gateway-tls, team-identity-tls, team-oauth-tls, team-playground-tls');
+      expect(renderNotes(existing)).toContain('team-cli-tls, team-data-tls, team-gateway-tls, team-identity-tls, team-oauth-tls, team-playground-tls');
+      const gateway = deployment(manifests, 'gateway').spec.template.spec;
+      expect(gateway.volumes.find((v: Manifest) => v.name === 'cli-grpc-tls').secret.secretName).toBe('team-cli-tls');
     });
 
     it('when validated offline against the Kubernetes API schemas, then every manifest is valid', () => {
@@ -1205,10 +1212,14 @@ describe('mutual TLS between the processes (grpcTls)', () => {
       expect({ status, errors, unknown }).toEqual({ status: 0, errors: [], unknown: [] });
     });
 
-    it('when a process is left out, then the render fails naming it', () => {
-      const { status, stderr } = helmTemplate(existing.slice(0, -2));
-      expect(status).not.toBe(0);
-      expect(stderr).toContain('grpcTls.existingSecrets: name a TLS Secret for every process (gateway, identity, oauth, data, playground); missing: playground');
+    it("when a process or the CLI is left out, then the render fails naming it; without the CLI's container its Secret is not needed", () => {
+      const withoutCli = existing.slice(0, -2);
+      const missing = (args: string[]) => helmTemplate(args).stderr;
+      expect(missing(withoutCli.slice(0, -2))).toContain(
+        'grpcTls.existingSecrets: name a TLS Secret for every process (gateway, identity, oauth, data, playground) and, with adminCli.enabled, for the CLI (cli); missing: playground, cli',
+      );
+      expect(missing(withoutCli)).toContain('missing: cli');
+      expect(helmTemplate([...withoutCli, '--set', 'adminCli.enabled=false']).status).toBe(0);
     });
 
     it('when cert-manager is named too, then the render fails', () => {
@@ -1229,7 +1240,10 @@ describe('mutual TLS between the processes (grpcTls)', () => {
 
     it('when rendered, then each process has a Certificate naming it by URI SAN and common name, for server and client auth, written to the Secret its pods mount', () => {
       const certificates = ofKind(manifests, 'Certificate');
-      expect(certificates.map((c) => c.metadata.name).sort()).toEqual(SERVICES.map(tlsSecretName).sort());
+      expect(certificates.map((c) => c.metadata.name).sort()).toEqual(IDENTITIES.map(tlsSecretName).sort());
+      // The CLI only calls: it has no host name to answer by.
+      expect(named(manifests, 'Certificate', tlsSecretName('cli')).spec).toMatchObject({ commonName: 'cli', uris: ['spiffe://training-sandbox/cli'] });
+      expect(named(manifests, 'Certificate', tlsSecretName('cli')).spec.dnsNames).toBeUndefined();
       for (const service of SERVICES) {
         const certificate = named(manifests, 'Certificate', tlsSecretName(service));
         expect(certificate.apiVersion).toBe('cert-manager.io/v1');
@@ -1262,6 +1276,57 @@ describe('mutual TLS between the processes (grpcTls)', () => {
       const { status, errors, unknown, passed } = validateOffline(text, 'grpc-tls-cert-manager', ['Certificate']);
       expect({ status, errors, unknown }).toEqual({ status: 0, errors: [], unknown: [] });
       expect(passed).toBe(manifests.filter((m) => m.kind !== 'Certificate').length);
+    });
+  });
+
+  describe("the operators' CLI (adminCli): a container of its own beside each gateway, with the CLI's certificate", () => {
+    let manifests: Manifest[];
+    let pod: Manifest;
+    let admin: Container;
+    beforeAll(() => {
+      manifests = render();
+      pod = deployment(manifests, 'gateway').spec.template.spec;
+      admin = pod.containers.find((c: Container) => c.name === 'admin');
+    });
+
+    it("when rendered, then the admin container alone mounts the cli certificate, at GRPC_TLS_DIR, with the gateway's service addresses and transport; the gateway's container does not", () => {
+      expect(pod.containers.map((c: Container) => c.name)).toEqual(['gateway', 'admin']);
+      expect(pod.volumes.find((v: Manifest) => v.name === 'cli-grpc-tls').secret).toEqual({ secretName: tlsSecretName('cli'), defaultMode: 440 });
+      expect(admin.volumeMounts).toEqual([{ name: 'cli-grpc-tls', mountPath: GRPC_TLS_DIR, readOnly: true }]);
+      expect(pod.containers[0].volumeMounts.map((m: Manifest) => m.name)).not.toContain('cli-grpc-tls');
+      const env = envOf(admin);
+      const gatewayEnv = envOf(pod.containers[0]);
+      for (const name of ['GRPC_TLS', 'GRPC_TRANSPORT', 'IDENTITY_GRPC_ADDR', 'OAUTH_GRPC_ADDR', 'DATA_GRPC_ADDR', 'PLAYGROUND_GRPC_ADDR']) {
+        expect({ name, value: env[name]?.value }).toEqual({ name, value: gatewayEnv[name]!.value });
+      }
+      expect(env.GRPC_TLS_DIR?.value).toBe(GRPC_TLS_DIR);
+      // No key of any kind: the CLI needs only its certificate.
+      expect(Object.keys(env).filter((name) => /KEY|SECRET|PASSWORD|TOKEN|_URL$/.test(name))).toEqual([]);
+      expect(admin.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(admin.resources.limits.memory).toBe('192Mi');
+    });
+
+    it('when its certificate is parsed, then identity\'s certificate accepts it as the CLI', async () => {
+      expect(await handshake(secretData(manifests, tlsSecretName('identity')), secretData(manifests, tlsSecretName('cli')), 'identity')).toEqual({ serverSaw: 'cli', clientSaw: 'identity' });
+    });
+
+    it('when the pod is stopped, then the idle container ends at SIGTERM by its own trap, with status 0 (a bare sleep as PID 1 ignores SIGTERM and holds the pod for its grace period)', async () => {
+      const [shell, flag, script] = admin.command as [string, string, string];
+      const child = spawn(shell, [flag, script], { stdio: 'ignore' });
+      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      // Its sleep has started, so the trap, set before the loop, is in place: no race with a busy machine.
+      await eventually(async () => readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim(), (children) => children !== '', 10_000);
+      child.kill('SIGTERM');
+      expect(await ended).toEqual({ code: 0, signal: null });
+    });
+
+    it.each([
+      ['adminCli.enabled=false', ['--set', 'adminCli.enabled=false']],
+      ['grpcTls.mode=off (identity cannot tell the CLI apart without certificates)', ['--set', 'grpcTls.mode=off']],
+    ])('when rendered with %s, then there is no admin container and no cli certificate', (_what, args) => {
+      const off = render(args);
+      expect(deployment(off, 'gateway').spec.template.spec.containers.map((c: Container) => c.name)).toEqual(['gateway']);
+      expect(ofKind(off, 'Secret').map((secret) => secret.metadata.name)).not.toContain(tlsSecretName('cli'));
     });
   });
 
@@ -1414,7 +1479,8 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
 
   it('when extra volumes and mounts are set, then the pod has them beside /tmp and the service container mounts them', () => {
     for (const service of SERVICES) {
-      expect(pod(service).volumes.map((v: Manifest) => v.name)).toEqual(['tmp', 'grpc-tls', 'corporate-ca']);
+      // The gateway's pod also holds the CLI's certificate, for its admin container.
+      expect(pod(service).volumes.map((v: Manifest) => v.name)).toEqual(['tmp', 'grpc-tls', ...(service === 'gateway' ? ['cli-grpc-tls'] : []), 'corporate-ca']);
       expect(pod(service).containers[0].volumeMounts).toEqual([
         { name: 'tmp', mountPath: '/tmp' },
         { name: 'grpc-tls', mountPath: GRPC_TLS_DIR, readOnly: true },
@@ -1424,8 +1490,8 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
   });
 
   it('when a sidecar is given, then it runs after the service container, as given', () => {
-    expect(pod('gateway').containers.map((c: Container) => c.name)).toEqual(['gateway', 'log-shipper']);
-    expect(pod('gateway').containers[1]).toMatchObject({ image: 'registry.example.org/log-shipper:2.1', securityContext: { readOnlyRootFilesystem: true } });
+    expect(pod('gateway').containers.map((c: Container) => c.name)).toEqual(['gateway', 'admin', 'log-shipper']);
+    expect(pod('gateway').containers[2]).toMatchObject({ image: 'registry.example.org/log-shipper:2.1', securityContext: { readOnlyRootFilesystem: true } });
     expect(pod('identity').containers).toHaveLength(1);
   });
 

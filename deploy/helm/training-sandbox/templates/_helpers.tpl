@@ -422,13 +422,13 @@ topologySpreadConstraints:
 {{- fail "grpcTls: set either existingSecrets or certManager.issuerRef, not both" -}}
 {{- end -}}
 {{- $missing := list -}}
-{{- range $name, $_ := .Values.services -}}
+{{- range $name := include "ts.grpcTlsNames" . | fromJsonArray -}}
 {{- if not (index $t.existingSecrets $name) -}}
 {{- $missing = append $missing $name -}}
 {{- end -}}
 {{- end -}}
 {{- if $missing -}}
-{{- fail (printf "grpcTls.existingSecrets: name a TLS Secret for every process (gateway, identity, oauth, data, playground); missing: %s" (join ", " $missing)) -}}
+{{- fail (printf "grpcTls.existingSecrets: name a TLS Secret for every process (gateway, identity, oauth, data, playground) and, with adminCli.enabled, for the CLI (cli); missing: %s" (join ", " $missing)) -}}
 {{- end -}}
 {{- end -}}
 {{- $topology := include "ts.topology" . | fromYaml -}}
@@ -505,6 +505,24 @@ grpcTls.mode as GRPC_TLS spells it: on, off, accept-tls or send-tls. YAML
 {{- if kindIs "bool" $mode -}}{{ ternary "on" "off" $mode }}{{- else -}}{{ $mode }}{{- end -}}
 {{- end -}}
 
+{{/*
+Whether the operators' CLI gets its container beside each gateway, with a
+certificate of its own (`cli`): identity knows the CLI by it and takes the
+gateway's for no operator (docs/security.md, "Operator actions"). Not with
+mutual TLS off: without certificates identity cannot tell the CLI apart, and
+refuses it.
+*/}}
+{{- define "ts.adminCli" -}}
+{{- if and .Values.adminCli.enabled (ne (include "ts.grpcTlsMode" .) "off") -}}true{{- end -}}
+{{- end -}}
+
+{{/* Every identity the chart gives a certificate: each process, and the CLI when it has its container. JSON list. */}}
+{{- define "ts.grpcTlsNames" -}}
+{{- $names := keys .Values.services | sortAlpha -}}
+{{- if include "ts.adminCli" . -}}{{- $names = append $names "cli" -}}{{- end -}}
+{{- toJson $names -}}
+{{- end -}}
+
 {{/* Where each process finds its ca.crt, tls.crt and tls.key (GRPC_TLS_DIR). */}}
 {{- define "ts.grpcTlsDir" -}}/run/sandbox-tls{{- end -}}
 
@@ -548,7 +566,7 @@ upgrade to have it made again.
 {{- end -}}
 {{- $caCrt := $ca.Cert | b64enc -}}
 {{- $data := dict $caSecret (dict "tls.crt" $caCrt "tls.key" ($ca.Key | b64enc)) -}}
-{{- range $name, $_ := .Values.services -}}
+{{- range $name := include "ts.grpcTlsNames" . | fromJsonArray -}}
 {{- $ctx := dict "root" $root "name" $name -}}
 {{- $secret := include "ts.grpcTlsSecretName" $ctx -}}
 {{- $kept := include "ts.clusterSecretData" (dict "root" $root "name" $secret) | fromYaml -}}
@@ -556,7 +574,8 @@ upgrade to have it made again.
 {{- $_ := set $data $secret (dict "ca.crt" $caCrt "tls.crt" (index $kept "tls.crt") "tls.key" (index $kept "tls.key")) -}}
 {{- else -}}
 {{- $host := include "ts.componentName" $ctx -}}
-{{- $dns := list $host (printf "%s.%s.svc" $host $root.Release.Namespace) -}}
+{{- /* The CLI only calls: no host name to answer by. */ -}}
+{{- $dns := ternary (list) (list $host (printf "%s.%s.svc" $host $root.Release.Namespace)) (eq $name "cli") -}}
 {{- $leaf := genSignedCertWithKey $name nil $dns $days $ca (genPrivateKey "ecdsa") -}}
 {{- $_ := set $data $secret (dict "ca.crt" $caCrt "tls.crt" ($leaf.Cert | b64enc) "tls.key" ($leaf.Key | b64enc)) -}}
 {{- end -}}
