@@ -13,7 +13,7 @@ const appLimitSchema = new Schema<AppLimitDoc>(
     perSecond: { type: Number, default: 0 },
     burst: { type: Number, default: 0 },
     setAt: { type: Date, required: true },
-    setBy: { kind: { type: String, required: true }, id: { type: String, required: true }, email: { type: String, default: '' }, statedUser: { type: String, default: '' } },
+    setBy: { kind: { type: String, required: true }, id: { type: String, required: true }, email: { type: String, default: '' }, statedUser: { type: String } },
   },
   { collection: 'app_limits', versionKey: false, strict: 'throw', minimize: false },
 );
