@@ -6,7 +6,7 @@ import type { MetricsListen } from './config';
 import { DependencyMonitor, type Dependency } from './dependency-monitor';
 import { AppError, GrpcStatus, toServiceError } from './errors';
 import { bindGrpcServer, CALL_STREAM_MAX_AGE_MS, createGrpcServer, forceShutdownGrpcServer, shutdownGrpcServer } from './grpc-server';
-import { grpcTlsSetting, peerIdentity, takesBothProtocols, type GrpcTls } from './grpc-tls';
+import { callSecurity, grpcTlsSetting, takesBothProtocols, type GrpcTls } from './grpc-tls';
 import { HealthRegistry, ServingStatus } from './health';
 import type { Logger } from './logger';
 import { grpcMethodName, grpcServerMetrics, monotonicMs, startMetricsServer, type CallMetrics, type MetricsServer, type Registry } from './metrics';
@@ -178,12 +178,12 @@ function authorizeImplementation(
     const allowed = path ? callers.CALLERS_BY_PATH.get(path) : undefined;
     const serve = handler as unknown as Handler;
     const wrapped: Handler = (call, callback) => {
-      const auth = call.getAuthContext();
-      if (plaintext && auth.transportSecurityType !== 'ssl') {
+      // Read once per connection, not per call: grpc-js rebuilds the certificate's object on every unary call (grpc-tls.ts).
+      const { tls, caller } = callSecurity(call);
+      if (plaintext && !tls) {
         plaintext.record(path ?? name);
         return serve(call, callback);
       }
-      const caller = peerIdentity(auth.sslPeerCertificate);
       if (caller && allowed?.includes(caller as callers.Caller)) return serve(call, callback);
       logger.warn({ rpc: path, caller: caller ?? null }, 'call refused: the caller may not call this RPC');
       callback(toServiceError(new AppError(GrpcStatus.PERMISSION_DENIED, 'caller_not_allowed', `This caller (${caller ?? 'unidentified'}) may not call ${grpcMethodName(path ?? name)}.`)));
