@@ -180,6 +180,37 @@ export class CredentialGuard {
     return undefined;
   }
 
+  /**
+   * A body as it was sent, read the way its Content-Type says a server reads
+   * it (the routes that forward bodies raw: echo, response, redirect). First
+   * the bytes as text, one character per byte, so every ASCII pattern matches
+   * whatever the rest of the body is (binary, another charset); then, for JSON
+   * and form bodies, what they decode to, exactly as a route that reads JSON or
+   * a form is scanned: JSON escapes (`\u0041`, `\/`) and percent-encoding can
+   * hide a secret from the text, and a named value (an AWS secret key) is
+   * recognised by its field. A body that does not parse is scanned as text
+   * only (whoever reads it refuses it).
+   */
+  scanBody(bytes: Uint8Array, contentType: string | undefined, requestHost?: RequestHost): CredentialMatch | undefined {
+    if (bytes.byteLength < SHORTEST_MATCH) return undefined;
+    const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const text = buffer.toString('latin1');
+    const found = this.find(text, requestHost);
+    if (found) return found;
+    const type = mediaTypeOf(contentType);
+    if (type === 'application/json' || /^application\/[^/]+\+json$/.test(type)) {
+      let value: unknown;
+      try {
+        value = JSON.parse(buffer.toString('utf8'));
+      } catch {
+        return undefined;
+      }
+      return this.scanJson(value, requestHost);
+    }
+    if (type === 'application/x-www-form-urlencoded') return this.scanFields(new URLSearchParams(buffer.toString('utf8')), requestHost);
+    return undefined;
+  }
+
   private inspect(text: string, requestHost: RequestHost | undefined): CredentialMatch | undefined {
     // Which patterns' triggers occur (overlapping occurrences too), then those
     // patterns only, in the list's order.
@@ -232,6 +263,13 @@ export class CredentialGuard {
 }
 
 const BASIC = /^basic +[A-Za-z0-9+/=]/i;
+
+/** `type/subtype` of a Content-Type value, lower case, without parameters; '' when absent. */
+function mediaTypeOf(contentType: string | undefined): string {
+  if (!contentType) return '';
+  const end = contentType.indexOf(';');
+  return (end < 0 ? contentType : contentType.slice(0, end)).trim().toLowerCase();
+}
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -8,8 +8,9 @@ import { refusalMessage, SHORTEST_MATCH, type CredentialGuard, type CredentialMa
  * The spec's first rule, at the edge: a request that carries something shaped
  * like a live secret of another service is refused before anything of it is
  * logged, stored or forwarded. The refusal names the kind of secret and
- * advises rotation; it never repeats the value. File contents of uploads are
- * not scanned (docs/security.md).
+ * advises rotation; it never repeats the value. Every body the gateway
+ * forwards is scanned, JSON, form and raw alike; only the file contents of
+ * uploads are not (docs/security.md).
  */
 export class RequestScreen {
   constructor(
@@ -36,6 +37,19 @@ export class RequestScreen {
     const host = () => new URL(ctx.baseUrl).host;
     const body = ctx.body as FormBody | Record<string, unknown> | undefined;
     const found = body && 'pairs' in body && Array.isArray(body.pairs) ? this.guard.scanFields(body.pairs, host) : this.guard.scanJson(body, host);
+    if (found) throw this.refused(found);
+  }
+
+  /**
+   * A body the route forwards as it was sent (raw: /playground/echo,
+   * /response, /redirect), before its handler sees it: read whole within the
+   * body limit, however it was framed or split into chunks, and scanned as
+   * its Content-Type says it will be read (CredentialGuard.scanBody).
+   */
+  rawBody(ctx: RouteContext): void {
+    const bytes = ctx.body as Uint8Array | undefined;
+    if (!bytes || bytes.byteLength < SHORTEST_MATCH) return;
+    const found = this.guard.scanBody(bytes, ctx.headers['content-type'], () => new URL(ctx.baseUrl).host);
     if (found) throw this.refused(found);
   }
 

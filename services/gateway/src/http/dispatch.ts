@@ -85,6 +85,7 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
           ? undefined
           : readBody(ctx, mode, route.bodyOptional).then(() => {
               if (mode === 'json' || mode === 'form') screen.body(ctx);
+              else if (mode === 'raw') screen.rawBody(ctx);
               if (contract) parseRequestBody(ctx, contract);
             });
       return whenReady(bodyRead, () => route.handler(ctx));

@@ -621,6 +621,8 @@ const delayApplied = {
 };
 const playgroundNote = { 'X-Playground-Note': { description: 'Where the answer differs from what was asked for, why, in one line.' } };
 const compressed = { 415: 'The body is compressed (Content-Encoding other than identity): send it as it is.' };
+/** The gateway screens a raw body before forwarding it (guard/screen.ts). */
+const SECRET_IN_BODY = 'or the body holds something shaped like a live secret of another service (production_credential_refused, naming the kind)';
 
 /**
  * /playground/response answers the status the client asks for, so its
@@ -667,7 +669,7 @@ const respond = {
     },
     '5XX': answered('The 5xx asked for.'),
   },
-  refusals: { 400: 'A parameter breaks its rule (invalid_parameter, naming it).', ...compressed },
+  refusals: { 400: `A parameter breaks its rule (invalid_parameter, naming it); ${SECRET_IN_BODY}.`, ...compressed },
 } satisfies Contract;
 
 const timeout = {
@@ -699,7 +701,7 @@ const redirect = {
     307: hop(307),
     308: hop(308),
   },
-  refusals: { 400: 'n, status, hop or trail breaks its rule (invalid_parameter, naming it).', ...compressed },
+  refusals: { 400: `n, status, hop or trail breaks its rule (invalid_parameter, naming it); ${SECRET_IN_BODY}.`, ...compressed },
 } satisfies Contract;
 
 const echo = {
@@ -709,7 +711,7 @@ const echo = {
   description: 'Any query parameters, reflected (a repeated key as a list).',
   responses: { 200: { description: 'What arrived.', schema: echoAnswer } },
   refusals: {
-    400: 'A JSON body that is malformed (malformed_body), not an object, or empty (invalid_body), or a JSON or form body that is not UTF-8 (invalid_utf8).',
+    400: `A JSON body that is malformed (malformed_body), not an object, or empty (invalid_body), or a JSON or form body that is not UTF-8 (invalid_utf8); ${SECRET_IN_BODY}.`,
     ...compressed,
   },
 } satisfies Contract;
