@@ -34,6 +34,12 @@
 //
 //   node bench/hop.mjs --routes echo,data,token --targets stream,plaintext --rounds 9
 //
+// --before DIR adds a sandbox like the stream one (mutual TLS) run from
+// another checkout's build (e.g. one at the commit before a change, built),
+// as the target `before`, so a change is judged within one run, against the
+// same plaintext: `<route>BeforeVsPlaintext` beside `<route>MtlsVsPlaintext`,
+// each also paired and by CPU.
+//
 // --cpu-prof DIR writes a V8 CPU profile of every process of the stream and
 // plaintext sandboxes (NODE_OPTIONS=--cpu-prof) to DIR/<sandbox>/ at the end.
 import { fork } from 'node:child_process';
@@ -60,10 +66,12 @@ const listArg = (name) => {
 const onlyRoutes = listArg('routes');
 const onlyTargets = listArg('targets');
 const wants = (target) => !onlyTargets || onlyTargets.includes(target);
-const profileDir = (() => {
-  const i = process.argv.indexOf('--cpu-prof');
+const stringArg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
-})();
+};
+const profileDir = stringArg('cpu-prof');
+const beforeRoot = stringArg('before');
 /** An unrecorded first round: the JIT of every process needs it. */
 const WARMUP_SECONDS = 2;
 const TARGET_VS_BARE = 0.25;
@@ -177,13 +185,18 @@ const sandboxEnv = (transport, tls = 'on', name) => ({ DATA_PAGE_CACHE_MB: '0', 
 const stream = await startSandbox(sandboxEnv('stream', 'on', 'stream'));
 let unary;
 let plaintext;
+let before;
 let bare;
 try {
   // A sandbox no measured target uses is not started: its idle processes would only add noise.
   unary = wants('unary') ? await startSandbox(sandboxEnv('unary')) : undefined;
   plaintext = wants('plaintext') ? await startSandbox(sandboxEnv('stream', 'off', 'plaintext')) : undefined;
-  const [streamSystem, unarySystem, plaintextSystem] = await Promise.all([stream, unary, plaintext].map((sandbox) => sandbox && sandboxRoutes(sandbox, appsPerSandbox)));
-  const systems = { stream: streamSystem, unary: unarySystem, plaintext: plaintextSystem };
+  before = beforeRoot ? await startSandbox(sandboxEnv('stream', 'on', 'before'), beforeRoot) : undefined;
+  const [streamSystem, unarySystem, plaintextSystem, beforeSystem] = await Promise.all(
+    // Only the HMAC route needs many apps (their signatures); one does for the others.
+    [stream, unary, plaintext, before].map((sandbox) => sandbox && sandboxRoutes(sandbox, !onlyRoutes || onlyRoutes.includes('hmac') ? appsPerSandbox : 1)),
+  );
+  const systems = { stream: streamSystem, unary: unarySystem, plaintext: plaintextSystem, before: beforeSystem };
   const routeNames = Object.keys(systems.stream.routes).filter((name) => !onlyRoutes || onlyRoutes.includes(name));
 
   // The baseline answers what the gateway answered (with the stream transport) to the same request.
@@ -215,10 +228,11 @@ try {
       stream: (seconds) => measureSandbox(systems.stream, name, seconds),
       unary: (seconds) => measureSandbox(systems.unary, name, seconds),
       plaintext: (seconds) => measureSandbox(systems.plaintext, name, seconds),
+      ...(before ? { before: (seconds) => measureSandbox(systems.before, name, seconds) } : {}),
       ...(name === 'token' ? { signing: (seconds) => measure(bare.url, { ...request, path: SIGNING_PATH }, bareProcess, seconds) } : {}),
       ...(name === 'data' ? { rendering: (seconds) => measure(bare.url, { ...request, path: RENDERING_PATH }, bareProcess, seconds) } : {}),
     };
-    return Object.fromEntries(Object.entries(all).filter(([target]) => wants(target)));
+    return Object.fromEntries(Object.entries(all).filter(([target]) => target === 'before' || wants(target)));
   };
   const plan = Object.fromEntries(routeNames.map((name) => [name, targetsOf(name)]));
 
@@ -239,6 +253,7 @@ try {
   /** Per round: mutual TLS over plaintext requests/s, and the load average (1 min) when the round ended. */
   const paired = Object.fromEntries(routeNames.map((name) => [name, []]));
   const pairedCpu = Object.fromEntries(routeNames.map((name) => [name, []]));
+  const pairedBefore = Object.fromEntries(routeNames.map((name) => [name, { rps: [], cpu: [] }]));
   const loads = [];
   for (let round = 1; round <= rounds; round++) {
     const results = await runRound(duration, round);
@@ -247,6 +262,9 @@ try {
       if (!byTarget.stream || !byTarget.plaintext) continue;
       paired[name].push(byTarget.stream.rps / byTarget.plaintext.rps);
       pairedCpu[name].push(byTarget.plaintext.cpuMicrosPerRequest.total / byTarget.stream.cpuMicrosPerRequest.total);
+      if (!byTarget.before) continue;
+      pairedBefore[name].rps.push(byTarget.before.rps / byTarget.plaintext.rps);
+      pairedBefore[name].cpu.push(byTarget.plaintext.cpuMicrosPerRequest.total / byTarget.before.cpuMicrosPerRequest.total);
     }
     for (const [name, byTarget] of Object.entries(results)) for (const [target, result] of Object.entries(byTarget)) (runs[name][target] ??= []).push(result);
     const line = Object.entries(results).map(([name, byTarget]) => `${name} ${Object.entries(byTarget).map(([t, r]) => `${t} ${r.rps.toFixed(0)}`).join(' ')}`);
@@ -272,6 +290,11 @@ try {
       ratios[`${name}MtlsVsPlaintext`] = m.stream.rps / m.plaintext.rps;
       ratios[`${name}MtlsVsPlaintextPaired`] = median(paired[name]);
       ratios[`${name}MtlsVsPlaintextCpu`] = median(pairedCpu[name]);
+      if (m.before) {
+        ratios[`${name}BeforeVsPlaintext`] = m.before.rps / m.plaintext.rps;
+        ratios[`${name}BeforeVsPlaintextPaired`] = median(pairedBefore[name].rps);
+        ratios[`${name}BeforeVsPlaintextCpu`] = median(pairedBefore[name].cpu);
+      }
       targetsSet[`${name}MtlsVsPlaintext`] = `>= ${TARGET_MTLS_VS_PLAINTEXT}`;
       pass[`${name}Mtls`] = m.stream.rps / m.plaintext.rps >= TARGET_MTLS_VS_PLAINTEXT;
     }
@@ -296,6 +319,7 @@ try {
     connections,
     routesMeasured: routeNames,
     targetsMeasured: onlyTargets ?? 'all',
+    ...(beforeRoot ? { before: beforeRoot } : {}),
     loadAverageAfterRounds: loads.map((load) => Number(load.toFixed(2))),
     mtlsVsPlaintextPerRound: Object.fromEntries(Object.entries(paired).map(([name, list]) => [name, list.map((r) => Number(r.toFixed(3)))])),
     mtlsVsPlaintextCpuPerRound: Object.fromEntries(Object.entries(pairedCpu).map(([name, list]) => [name, list.map((r) => Number(r.toFixed(3)))])),
@@ -312,6 +336,7 @@ try {
       stream: memoryMiB(stream.processes()),
       ...(unary ? { unary: memoryMiB(unary.processes()) } : {}),
       ...(plaintext ? { plaintext: memoryMiB(plaintext.processes()) } : {}),
+      ...(before ? { before: memoryMiB(before.processes()) } : {}),
     },
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
@@ -319,5 +344,5 @@ try {
   console.log(JSON.stringify(report, null, 2));
 } finally {
   bare?.child.kill();
-  await Promise.all([stream.stop(), unary?.stop(), plaintext?.stop()]);
+  await Promise.all([stream.stop(), unary?.stop(), plaintext?.stop(), before?.stop()]);
 }

@@ -29,10 +29,10 @@ export function freePort() {
  * exits with EADDRINUSE and the start fails. Only that is tried again, with
  * fresh ports, as test/support/system.ts does.
  */
-export async function startSandbox(extraEnv = {}) {
+export async function startSandbox(extraEnv = {}, root = ROOT) {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startSandboxOnce(extraEnv);
+      return await startSandboxOnce(extraEnv, root);
     } catch (error) {
       const log = error.logFile ? readFileSync(error.logFile, 'utf8') : '';
       if (attempt >= 3 || !/EADDRINUSE/.test(log)) throw error;
@@ -40,7 +40,8 @@ export async function startSandbox(extraEnv = {}) {
   }
 }
 
-async function startSandboxOnce(extraEnv) {
+/** `root`: the repository whose build runs (another checkout's, to measure two builds in one run). */
+async function startSandboxOnce(extraEnv, root) {
   const ports = {};
   for (const name of ['PORT', 'IDENTITY_GRPC_PORT', 'OAUTH_GRPC_PORT', 'DATA_GRPC_PORT', 'PLAYGROUND_GRPC_PORT']) ports[name] = String(await freePort());
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', ...ports, ...extraEnv };
@@ -50,7 +51,7 @@ async function startSandboxOnce(extraEnv) {
   const logFile = join(mkdtempSync(join(tmpdir(), 'sandbox-bench-')), 'sandbox.log');
   const fd = openSync(logFile, 'a');
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [join(ROOT, 'packages/launcher/dist/main.js')], { env, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, [join(root, 'packages/launcher/dist/main.js')], { env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let exited = false;
   child.once('exit', () => (exited = true));
