@@ -8,6 +8,16 @@ import type { OnRequestFinished } from './server';
 
 /** Limits of POST /playground/batch (the spec leaves them open; docs/http-practice.md). */
 export const BATCH = { maxItems: 20, budgetMs: 60_000, path: '/playground/batch' } as const;
+
+/**
+ * What a batch's answer says about the batch itself, beside its array of
+ * results (the spec: "returns an array of results", so the body is that
+ * array and nothing else): the budget the items shared, and how they ran.
+ */
+export const BATCH_HEADERS = {
+  budget: 'X-Batch-Budget-Ms',
+  order: 'X-Batch-Order',
+} as const;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 interface Item {
@@ -58,7 +68,7 @@ export function createBatchRunner(dispatch: Dispatch, edge: EdgeOptions, onFinis
       onFinished(itemCtx, reply.status);
       results.push(await resultOf(reply));
     }
-    return json({ count: results.length, budgetMs: BATCH.budgetMs, order: 'sequential', results });
+    return json(results, 200, { [BATCH_HEADERS.budget]: String(BATCH.budgetMs), [BATCH_HEADERS.order]: 'sequential' });
   };
 }
 

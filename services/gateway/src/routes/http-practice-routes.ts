@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { playground } from '@sandbox/contracts';
 import type { GatewayDeps } from '../deps';
-import { BATCH } from '../http/batch';
+import { BATCH, BATCH_HEADERS } from '../http/batch';
 import type { RouteContext } from '../http/context';
 import { binary, inputOf, type Contract, type ResponseDoc } from '../http/contract';
 import { badRequest } from '../http/errors';
@@ -588,30 +588,22 @@ const corsPreflightAnswer = z
     },
   });
 
-const batchAnswer = z
+const batchResult = z
   .object({
-    count: z.number().int(),
-    budgetMs: z.literal(BATCH.budgetMs),
-    order: z.literal('sequential'),
-    results: z.array(
-      z.object({
-        status: z.number().int().meta({ description: "The item's own status: a failing item never fails the batch (504 batch_budget_exhausted once the budget ran out)." }),
-        headers: formValues,
-        body: z.unknown().meta({ description: 'Parsed when the item answered JSON; text otherwise; null without a body.' }),
-      }),
-    ),
+    status: z.number().int().meta({ description: "The item's own status: a failing item never fails the batch (504 batch_budget_exhausted once the budget ran out)." }),
+    headers: formValues,
+    body: z.unknown().meta({ description: 'Parsed when the item answered JSON; text otherwise; null without a body.' }),
   })
+  .meta({ id: 'BatchResult' });
+const batchAnswer = z
+  .array(batchResult)
   .meta({
     id: 'BatchAnswer',
-    example: {
-      count: 2,
-      budgetMs: BATCH.budgetMs,
-      order: 'sequential',
-      results: [
-        { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { status: 'ok' } },
-        { status: 400, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { error: { code: 'invalid_path', message: 'requests[1].path must be a path on this service.', requestId: '4b0c2f0e-6a55-4a0e-9f57-1d2c3b4a5e6f' } } },
-      ],
-    },
+    description: 'One result per item, in the order of requests (the spec: "returns an array of results").',
+    example: [
+      { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { status: 'ok' } },
+      { status: 400, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { error: { code: 'invalid_path', message: 'requests[1].path must be a path on this service.', requestId: '4b0c2f0e-6a55-4a0e-9f57-1d2c3b4a5e6f' } } },
+    ],
   });
 
 // ---- contracts ------------------------------------------------------------------
@@ -750,7 +742,24 @@ const corsPreflight = {
 const batch = {
   body: batchBody,
   description: 'Each item runs through this API in order, with its own headers only (no credential is inherited), within one budget; a failing item fails alone.',
-  responses: { 200: { description: 'Every item’s answer, in order.', schema: batchAnswer } },
+  responses: {
+    200: {
+      description: 'Every item’s answer, in order: an array, as many results as requests.',
+      schema: batchAnswer,
+      headers: {
+        [BATCH_HEADERS.budget]: {
+          description: `The budget all items shared, in milliseconds (${BATCH.budgetMs}): an item reached after it ran out answers 504 batch_budget_exhausted.`,
+          schema: z.string().regex(/^[0-9]+$/).meta({ example: String(BATCH.budgetMs) }),
+          required: true,
+        },
+        [BATCH_HEADERS.order]: {
+          description: 'sequential: each item ran after the one before it had answered, so a later item sees an earlier one’s effect.',
+          schema: z.literal('sequential'),
+          required: true,
+        },
+      },
+    },
+  },
   refusals: { 400: `requests is not an array (invalid_body), or holds more than ${BATCH.maxItems} items (too_many_requests).` },
   // An item's own 503 or 504 is its result; the batch itself answers 200.
   noUpstreamRefusals: true,
@@ -850,7 +859,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
     route({
       methods: 'POST',
       path: '/playground/batch',
-      summary: `JSON {requests: [{method, path, body?, headers?}]} (at most ${BATCH.maxItems}): each run through this API in order, one ${BATCH.budgetMs / 1000} s budget; results in order.`,
+      summary: `JSON {requests: [{method, path, body?, headers?}]} (at most ${BATCH.maxItems}): each run through this API in order, one ${BATCH.budgetMs / 1000} s budget; answers an array of results, in order.`,
       body: 'json',
       contract: batch,
       slow: () => true,

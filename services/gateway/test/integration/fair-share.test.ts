@@ -128,7 +128,7 @@ describe('fair share: rate limits per app and per address', () => {
       localAddress: '127.0.0.10',
     });
     expect(batch.status).toBe(200);
-    const results = batch.json().results as { status: number; headers: Record<string, string>; body: { error?: { code: string } } }[];
+    const results = batch.json() as { status: number; headers: Record<string, string>; body: { error?: { code: string } } }[];
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(results[3]!.body.error?.code).toBe('rate_limited');
     // The batch and its four items spent five tokens of 127.0.0.10's twelve.

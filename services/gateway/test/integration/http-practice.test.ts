@@ -184,10 +184,13 @@ describe('HTTP practice', () => {
         },
       });
       expect(res.status).toBe(200);
-      const statuses = res.json().results.map((r: { status: number }) => r.status);
-      expect(statuses).toEqual([200, 200, 401, 200, 400, 400, 400]);
-      expect(res.json().results[1].body.data).toHaveLength(2);
-      expect(res.json().results[3].body).toMatchObject({ method: 'POST', body: { n: 1 } });
+      // The spec's "array of results": the body is the array itself; what it says about the batch is in headers.
+      const results = res.json() as { status: number; body: { data?: unknown[] } }[];
+      expect(Array.isArray(results)).toBe(true);
+      expect(results.map((r) => r.status)).toEqual([200, 200, 401, 200, 400, 400, 400]);
+      expect(results[1]!.body.data).toHaveLength(2);
+      expect(results[3]!.body).toMatchObject({ method: 'POST', body: { n: 1 } });
+      expect({ budget: res.headers['x-batch-budget-ms'], order: res.headers['x-batch-order'] }).toEqual({ budget: '60000', order: 'sequential' });
     });
 
     it('more than 20 items is a 400; an item lands in the request log of the app it authenticated as', async () => {
