@@ -161,6 +161,25 @@ const pageContract = {
   refusals: { 403: "The app's credential lacks the pack's scope; WWW-Authenticate names it." },
 } satisfies Contract;
 
+/**
+ * Real values for the data routes' path parameters, from the data service's
+ * own catalog as it answers now: its first pack and that pack's first
+ * entity. For the GET /playground map, which lists a clickable URL beside
+ * each template; empty when the service cannot say (the map then lists the
+ * templates alone rather than fail).
+ */
+export async function dataPathExamples(deps: GatewayDeps, ctx: RouteContext): Promise<Record<string, string>> {
+  try {
+    const { bodyJson } = await deps.clients.data.getCatalog({ rootUrl: ctx.baseUrl + DATA_ROOT }, ctx.call());
+    const pack = (JSON.parse(Buffer.from(bodyJson).toString('utf8')) as { packs?: { name: string; entities?: { name: string }[] }[] }).packs?.[0];
+    const entity = pack?.entities?.[0];
+    return pack && entity ? { pack: pack.name, entity: entity.name } : {};
+  } catch (error) {
+    deps.logger.warn({ requestId: ctx.requestId, err: (error as Error).message }, 'no data catalog for the map examples');
+    return {};
+  }
+}
+
 export function dataRoutes(deps: GatewayDeps): Route[] {
   const { data } = deps.clients;
   const cache = new PageCache(deps.config.pageCache.maxBytes, deps.config.pageCache.ttlMs);

@@ -5,8 +5,7 @@ import { DOCS_PREFIX, PORTAL_PREFIX, POSTMAN_COLLECTION, POSTMAN_ENVIRONMENT, PO
 import { json } from '../http/reply';
 import { route, type Route } from '../http/route';
 import { whenReady } from '../maybe-async';
-import { checkReadiness } from '../readiness';
-import { DATA_ROOT } from './data-routes';
+import { DATA_ROOT, dataPathExamples } from './data-routes';
 
 export const SERVICE_NAME = 'Training Sandbox API';
 export const API_VERSION = '1.0.0';
@@ -41,19 +40,42 @@ const index = z
 const component = z
   .object({
     status: z.enum(['up', 'down']),
-    via: z.string().optional().meta({ description: 'For a store: the service that reaches it.', example: 'identity' }),
+    via: z.string().optional().meta({ description: 'For a store: the parts that reach it, comma-separated; it is down when any of them finds it down.', example: 'identity, oauth' }),
     reason: z.string().optional().meta({ description: 'Why it is down.', example: 'unreachable' }),
+    replicas: z
+      .object({ up: z.number().int(), of: z.number().int() })
+      .optional()
+      .meta({ description: 'For a service: how many of the replicas this gateway reaches serve; one is enough for it to be up.' }),
+    checkedAt: z.string().meta({ description: 'When this gateway last had the verdict confirmed (checked in the background, never for the request).', example: '2025-01-01T12:00:00.000Z' }),
+    ageMs: z.number().int().meta({ description: 'How old the verdict is, in milliseconds: normally under a second.', example: 312 }),
+    stale: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'The verdict is older than two checks should make it (the gateway itself is too busy to check): it is still the last one heard, not a sign that the part is down.' }),
   })
   .meta({ id: 'ReadinessComponent' });
-const components = z.record(z.string(), component).meta({ description: 'Every backend service, and the store each one uses, by name.' });
-const ready = z
-  .object({ status: z.literal('ok'), components })
-  .meta({ id: 'Ready', example: { status: 'ok', components: { identity: { status: 'up' }, mongodb: { status: 'up', via: 'identity' } } } });
+const components = z.record(z.string(), component).meta({ description: 'Every backend service, and every store a part uses, by name, each with the age of its verdict.' });
+const checked = { checkedAt: '2025-01-01T12:00:00.000Z', ageMs: 312 };
+const ready = z.object({ status: z.literal('ok'), components }).meta({
+  id: 'Ready',
+  example: {
+    status: 'ok',
+    components: {
+      identity: { status: 'up', replicas: { up: 1, of: 1 }, ...checked },
+      mongodb: { status: 'up', via: 'identity', ...checked },
+      redis: { status: 'up', via: 'identity, oauth, gateway', ...checked },
+    },
+  },
+});
 const notReady = z
   .object({ status: z.literal('unavailable'), down: z.array(z.string()).meta({ description: 'What is down, sorted.' }), components })
   .meta({
     id: 'NotReady',
-    example: { status: 'unavailable', down: ['data'], components: { data: { status: 'down', reason: 'unreachable' }, identity: { status: 'up' } } },
+    example: {
+      status: 'unavailable',
+      down: ['data'],
+      components: { data: { status: 'down', reason: 'unreachable', replicas: { up: 0, of: 1 }, ...checked }, identity: { status: 'up', replicas: { up: 1, of: 1 }, ...checked } },
+    },
   });
 
 const playgroundMap = z
@@ -64,8 +86,15 @@ const playgroundMap = z
     endpoints: z.array(
       z.object({
         methods: z.array(z.string()),
-        path: z.string().meta({ description: 'In path-to-regexp syntax (:name for a path parameter).', example: '/playground/echo' }),
-        url: z.string(),
+        path: z.string().meta({ description: 'In path-to-regexp syntax (:name for a path parameter).', example: '/playground/data/:pack/:entity' }),
+        url: z.string().meta({ description: 'The path under this base URL, as a template where it has parameters.', example: 'http://127.0.0.1:8080/playground/data/:pack/:entity' }),
+        example: z
+          .string()
+          .optional()
+          .meta({
+            description: "Only for a path with parameters: a URL that works, its parameters filled with real values (the data service's catalog gives the pack and entity). Absent while that service cannot answer.",
+            example: 'http://127.0.0.1:8080/playground/data/fpa/departments',
+          }),
         summary: z.string(),
         auth: z.array(z.object({ scheme: z.string(), how: z.string() })).meta({ description: 'The credentials accepted, in words; empty: none needed.' }),
       }),
@@ -83,8 +112,10 @@ const noStore = { 'Cache-Control': { description: 'no-store: a readiness answer 
 const readinessContract = {
   responses: {
     200: { description: 'Every backend service and store answers.', schema: ready, headers: noStore },
-    503: { description: 'Something is down (or the gateway is shutting down): down names it.', schema: notReady },
+    503: { description: 'Something is down (or the gateway is shutting down): down names it.', schema: notReady, headers: noStore },
   },
+  description:
+    'Answered at once from verdicts this gateway keeps current in the background (each replica checked every second, each store reported by its service as it changes), so a busy machine delays no answer and fails none; each part says how old its verdict is.',
   noUpstreamRefusals: true,
 } satisfies Contract;
 const serving = z.object({ status: z.literal('ok') }).meta({ id: 'Serving', example: { status: 'ok' } });
@@ -101,6 +132,18 @@ const servingContract = {
   noUpstreamRefusals: true,
 } satisfies Contract;
 const map = { responses: { 200: { description: 'Every playground endpoint, from the route table.', schema: playgroundMap } }, noUpstreamRefusals: true } satisfies Contract;
+
+/** A template's URL with every parameter filled from `values`; undefined for a path without parameters, or one with a parameter `values` lacks. */
+function exampleUrl(baseUrl: string, path: string, values: Readonly<Record<string, string>>): string | undefined {
+  if (!path.includes(':')) return undefined;
+  let complete = true;
+  const filled = path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) complete = false;
+    return encodeURIComponent(value ?? '');
+  });
+  return complete ? `${baseUrl}${filled}` : undefined;
+}
 
 /** GET /, /health, /health/ready, /health/serving and /playground. `allRoutes` is the finished table, read per request. */
 export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route[] {
@@ -143,11 +186,12 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       summary: 'Readiness: every backend service and store answers (503 naming what is down).',
       contract: readinessContract,
       rateLimited: false,
-      handler: async () => {
-        if (deps.isDraining()) {
-          return json({ status: 'unavailable', down: ['gateway'], components: { gateway: { status: 'down', reason: 'shutting down' } } }, 503);
-        }
-        const readiness = await checkReadiness(deps.clients, deps.config.readinessTimeoutMs);
+      handler: () => {
+        const now = Date.now();
+        const gatewayDown = (reason: string) => ({ gateway: { status: 'down', reason, checkedAt: new Date(now).toISOString(), ageMs: 0 } });
+        if (deps.isDraining()) return json({ status: 'unavailable', down: ['gateway'], components: gatewayDown('shutting down') }, 503, { 'Cache-Control': 'no-store' });
+        if (!deps.readiness) return json({ status: 'unavailable', down: ['gateway'], components: gatewayDown('not watching its backends') }, 503, { 'Cache-Control': 'no-store' });
+        const readiness = deps.readiness.snapshot(now);
         return json(
           {
             status: readiness.ready ? 'ok' : 'unavailable',
@@ -177,11 +221,14 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       contract: map,
       // Asked with an operator's session, the map lists the operator-only rows too (docs/operators.md); to anyone else they do not exist.
       handler: (ctx) =>
-        whenReady(deps.isOperator?.(ctx) ?? false, (operator) => {
+        whenReady(deps.isOperator?.(ctx) ?? false, async (operator) => {
           const b = ctx.baseUrl;
-          const endpoints = allRoutes()
-            .filter((r) => (r.operatorOnly ? operator : isPlaygroundPath(r.path)))
-            .map((r) => ({ methods: r.methods, path: r.path, url: `${b}${r.path}`, summary: r.summary, auth: deps.describeAuth(r.auth) }));
+          const rows = allRoutes().filter((r) => (r.operatorOnly ? operator : isPlaygroundPath(r.path)));
+          const values = rows.some((r) => r.path.startsWith(`${DATA_ROOT}/:`)) ? await dataPathExamples(deps, ctx) : {};
+          const endpoints = rows.map((r) => {
+            const example = exampleUrl(b, r.path, values);
+            return { methods: r.methods, path: r.path, url: `${b}${r.path}`, ...(example ? { example } : {}), summary: r.summary, auth: deps.describeAuth(r.auth) };
+          });
           // The answer depends on who asks: a shared cache must not hand an operator's map to a learner, or a learner's to an operator.
           return json({ name: SERVICE_NAME, version: API_VERSION, count: endpoints.length, endpoints }, 200, { Vary: 'Authorization' });
         }),
