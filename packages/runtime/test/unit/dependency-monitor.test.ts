@@ -1,4 +1,4 @@
-import { createLogger, DependencyMonitor } from '@sandbox/runtime';
+import { createLogger, DependencyMonitor, isNoAnswer, settlesWithin, UNANSWERED_CHECKS_TO_DOWN } from '@sandbox/runtime';
 
 /*
  * How stale health may be is a property of the monitor's interval and ping
@@ -14,10 +14,10 @@ describe('DependencyMonitor', () => {
     jest.useRealTimers();
   });
 
-  it('when a dependency goes down, then the change is reported at the next check, one interval later', async () => {
+  it('when a dependency refuses, then the change is reported at the next check, one interval later, and back at the next after it answers', async () => {
     let up = true;
     const changes: Array<[string, boolean]> = [];
-    monitor = new DependencyMonitor([{ name: 'db', ping: async () => (up ? undefined : Promise.reject(new Error('down'))) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
+    monitor = new DependencyMonitor([{ name: 'db', ping: async () => (up ? undefined : Promise.reject(new Error('connect ECONNREFUSED'))) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
     await monitor.start();
     expect(changes).toEqual([['db', true]]);
     expect(monitor.allUp()).toBe(true);
@@ -28,22 +28,90 @@ describe('DependencyMonitor', () => {
     await jest.advanceTimersByTimeAsync(1);
     expect(changes).toEqual([['db', true], ['db', false]]);
     expect(monitor.allUp()).toBe(false);
+    expect(monitor.states().db).toEqual({ up: false, checkedAt: Date.now(), reason: 'connect ECONNREFUSED' });
 
     up = true;
     await jest.advanceTimersByTimeAsync(1000);
     expect(changes).toEqual([['db', true], ['db', false], ['db', true]]);
   });
 
-  it('when a ping never answers, then the dependency counts as down once the ping timeout has passed', async () => {
+  it('when one ping is slower than the timeout, then the dependency stays up and its verdict only ages', async () => {
+    let delayMs = 0;
+    const changes: Array<[string, boolean]> = [];
+    monitor = new DependencyMonitor([{ name: 'db', ping: () => new Promise((resolve) => setTimeout(resolve, delayMs)) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
+    const started = monitor.start();
+    await jest.advanceTimersByTimeAsync(0);
+    await started;
+    const answeredAt = monitor.states().db!.checkedAt;
+
+    delayMs = 1500; // one check on a busy machine: answered, but after its timeout
+    await jest.advanceTimersByTimeAsync(1000 + 800);
+    expect(monitor.states().db).toEqual({ up: true, checkedAt: answeredAt });
+    delayMs = 0;
+    await jest.advanceTimersByTimeAsync(5000);
+    expect(changes).toEqual([['db', true]]);
+    expect(monitor.states().db!.checkedAt).toBeGreaterThan(answeredAt + 1000);
+  });
+
+  it(`when pings go unanswered, then the dependency is down at the ${UNANSWERED_CHECKS_TO_DOWN}rd unanswered check, and up at the first answer`, async () => {
     let hang = false;
     const changes: Array<[string, boolean]> = [];
     monitor = new DependencyMonitor([{ name: 'db', ping: () => (hang ? new Promise<void>(() => undefined) : Promise.resolve()) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
     await monitor.start();
 
     hang = true;
-    await jest.advanceTimersByTimeAsync(1000 + 799);
+    // Checks at 1000, 2000 and 3000 ms; the third is unanswered at 3800 ms (and one turn of I/O, a millisecond on fake timers).
+    await jest.advanceTimersByTimeAsync(3000 + 799);
     expect(changes).toEqual([['db', true]]);
-    await jest.advanceTimersByTimeAsync(1);
+    await jest.advanceTimersByTimeAsync(2);
     expect(changes).toEqual([['db', true], ['db', false]]);
+    expect(monitor.states().db!.reason).toBe('no answer within 800 ms (3 checks in a row)');
+
+    hang = false;
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(changes).toEqual([['db', true], ['db', false], ['db', true]]);
+  });
+
+  it('when the Redis client times a command out, then that counts as no answer, not as a refusal', async () => {
+    const changes: Array<[string, boolean]> = [];
+    let timingOut = false;
+    monitor = new DependencyMonitor([{ name: 'redis', ping: async () => (timingOut ? Promise.reject(new Error('Command timed out')) : undefined) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
+    await monitor.start();
+    timingOut = true;
+    await jest.advanceTimersByTimeAsync(2000);
+    expect(changes).toEqual([['redis', true]]);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(changes).toEqual([['redis', true], ['redis', false]]);
+  });
+
+  it('when a dependency never answered, then it is down after the first check', async () => {
+    const changes: Array<[string, boolean]> = [];
+    monitor = new DependencyMonitor([{ name: 'db', ping: () => new Promise<void>(() => undefined) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
+    const started = monitor.start();
+    await jest.advanceTimersByTimeAsync(800 + 1);
+    await started;
+    expect(changes).toEqual([['db', false]]);
+  });
+});
+
+describe('what counts as no answer', () => {
+  it.each([
+    ['the Redis client’s command timeout', Object.assign(new Error('Command timed out'), { name: 'Error' }), true],
+    ['a MongoDB socket timeout', Object.assign(new Error('connection timed out'), { name: 'MongoNetworkTimeoutError' }), true],
+    ['no MongoDB server to select (it is gone)', Object.assign(new Error('Server selection timed out after 500 ms'), { name: 'MongoServerSelectionError' }), false],
+    ['a refused connection', new Error('connect ECONNREFUSED 127.0.0.1:6379'), false],
+    ['a closed Redis connection', new Error("Stream isn't writeable and enableOfflineQueue options is false"), false],
+  ])('%s', (_what, error, expected) => {
+    expect(isNoAnswer(error)).toBe(expected);
+  });
+});
+
+describe('settlesWithin', () => {
+  it('when nothing answers, then false once the time is up', async () => {
+    expect(await settlesWithin(new Promise(() => undefined), 20)).toBe(false);
+  });
+
+  it('when the work settles first, then true, rejected or not', async () => {
+    expect(await settlesWithin(Promise.reject(new Error('refused')), 20)).toBe(true);
   });
 });
