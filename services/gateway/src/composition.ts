@@ -29,6 +29,7 @@ import { answerRecorder } from './observe/answer-recorder';
 import { recordFinishedRequests } from './observe/finished-requests';
 import { GatewayMetrics } from './observe/metrics';
 import { RequestLogRecorder } from './observe/request-log-recorder';
+import { ReadinessWatch } from './readiness';
 import { buildRoutes } from './routes';
 import { buildSso } from './sso/build-sso';
 import type { Clock as SsoClock } from './sso/sealed-cookie';
@@ -58,6 +59,8 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
   const registry = createMetricsRegistry();
   const metrics = new GatewayMetrics(registry);
   const clients = createBackendClients(config, metrics.grpcClient);
+  const readiness = new ReadinessWatch({ peers: config.peers, tls: config.grpcTls, timeoutMs: config.readinessTimeoutMs, redisUrl: config.fairShare.redisUrl, logger });
+  await readiness.start();
   let draining = false;
   const authenticator = new Authenticator(createAuthSchemes(clients, config.credentialCacheMs));
   const stopForgetting = await forgetOnChanges(clients, config.fairShare.redisUrl, logger, () => authenticator.forget());
@@ -74,6 +77,7 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
     clients,
     describeAuth: (accepted) => authenticator.describe(accepted),
     isDraining: () => draining,
+    readiness,
     runBatch: (ctx) => runBatch(ctx),
     screenFields: (ctx) => screen.multipartFields(ctx),
     metrics,
@@ -145,6 +149,7 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
       await requestLogs.stop();
       accessLog.stop();
       closeBackendClients(clients);
+      readiness.stop();
       await stopForgetting();
       limits.close();
       await metricsServer?.stop();

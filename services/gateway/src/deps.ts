@@ -6,6 +6,7 @@ import type { RouteContext } from './http/context';
 import type { Reply } from './http/reply';
 import type { MaybePromise } from './maybe-async';
 import type { GatewayMetrics } from './observe/metrics';
+import type { ReadinessView } from './readiness';
 import type { SsoFlow } from './sso/sso-flow';
 
 /** What route modules are given: the clients, config and shared gateway services. */
@@ -17,6 +18,8 @@ export interface GatewayDeps {
   describeAuth(accepted: readonly SchemeName[]): { scheme: SchemeName; how: string }[];
   /** True once SIGTERM arrived: readiness answers 503 while in-flight work drains. */
   isDraining(): boolean;
+  /** Every part's verdict, kept current in the background (readiness.ts); absent where rows are built without a server. */
+  readiness?: ReadinessView;
   /** Runs a batch's items through the gateway's own pipeline (composition.ts: it needs the dispatcher the routes feed). */
   runBatch(ctx: RouteContext): Promise<Reply>;
   /** A multipart parser that passes each plain field of an upload through the production-credential guard; it throws on a match. */

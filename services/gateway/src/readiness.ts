@@ -1,45 +1,214 @@
+import { Metadata, type ClientReadableStream, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import Redis from 'ioredis';
 import { health } from '@sandbox/contracts';
-import { LIVENESS, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
-import type { BackendClients } from './clients';
+import {
+  DependencyMonitor,
+  GrpcStatus,
+  grpcChannelSecurity,
+  LIVENESS,
+  REDIS_FAIL_FAST,
+  resolveTarget,
+  SERVICE_NAMES,
+  settlesWithin,
+  type DependencyState,
+  type GrpcTls,
+  type Logger,
+  type Resolve,
+  type ServiceName,
+} from '@sandbox/runtime';
 
-const { SERVING, NOT_SERVING } = health.HealthCheckResponse_ServingStatus;
+const { SERVING, NOT_SERVING, SERVICE_UNKNOWN } = health.HealthCheckResponse_ServingStatus;
 
-/** Stores each service may depend on; a service without one answers NOT_FOUND for its name. */
-const STORES: Partial<Record<ServiceName, string>> = { identity: 'mongodb', oauth: 'redis' };
+/*
+ * /health/ready answers from what this module keeps current in the
+ * background, never from calls made for the request: a request queued behind
+ * a heavy load must not make a part look down (docs/deployment.md, Health).
+ *
+ * For every replica of every service (each address the gateway balances
+ * over) it keeps a connection of its own, off the request path, and on it:
+ * - a grpc.health.v1 Watch for `liveness` and for each store the service may
+ *   use: the service pushes every change of its own verdict, so a store its
+ *   service finds down is known here at once;
+ * - a Check of `liveness` every READINESS_CHECK_INTERVAL_MS, which says the
+ *   replica still answers, and so how old what it pushed is.
+ * The gateway's own store (REDIS_URL) is checked by the same monitor every
+ * service uses for its stores (runtime dependency-monitor.ts).
+ */
 
-export interface ComponentState {
+/** How often each replica is asked whether it answers. */
+export const READINESS_CHECK_INTERVAL_MS = 1000;
+/** Failed checks in a row (refused, or no answer within READINESS_TIMEOUT_MS) before a replica counts as down: one slow answer is not an outage. */
+export const FAILED_CHECKS_TO_DOWN = 2;
+/** After a refused check the next comes this soon: a refusal is what a stopped process gives, and naming it should not wait an interval. */
+export const RECHECK_AFTER_REFUSAL_MS = 250;
+
+/** The stores each service may report, by the names the docs give them; a service that does not use one answers SERVICE_UNKNOWN for it, and it is left out. */
+export const STORES: Record<ServiceName, readonly string[]> = { identity: ['mongodb', 'redis'], oauth: ['redis'], data: [], playground: [] };
+
+/**
+ * A verdict older than this is reported as stale. It is not turned into
+ * "down": by then two checks would have confirmed it or found the part
+ * down, so an older one means the gateway itself did not get to check (a
+ * starved event loop), not that the part failed.
+ */
+export const staleAfterMs = (intervalMs: number, timeoutMs: number): number => 2 * (intervalMs + timeoutMs);
+
+export interface Verdict {
   status: 'up' | 'down';
-  /** For a store: which service reaches it. */
-  via?: string;
   reason?: string;
+  /** When it was last confirmed, ms since the epoch. */
+  at: number;
 }
 
-export interface Readiness {
+function verdictOf(status: health.HealthCheckResponse_ServingStatus, at: number): Verdict {
+  if (status === SERVING) return { status: 'up', at };
+  return { status: 'down', reason: status === NOT_SERVING ? 'not serving' : 'unknown state', at };
+}
+
+/** What the gateway has heard from one replica; no I/O, so its rules can be tested on their own. */
+export class ReplicaHealth {
+  private readonly heard = new Map<string, { status: health.HealthCheckResponse_ServingStatus; at: number; open: boolean }>();
+  private failures = 0;
+  private lastFailure?: { reason: string; at: number };
+  private lastAnswerAt?: number;
+
+  constructor(
+    readonly address: string,
+    private readonly since: number,
+  ) {}
+
+  /** A Check of liveness answered. */
+  answered(status: health.HealthCheckResponse_ServingStatus, at: number): void {
+    this.failures = 0;
+    this.lastAnswerAt = at;
+    this.heard.set(LIVENESS, { status, at, open: this.heard.get(LIVENESS)?.open ?? false });
+  }
+
+  /** A Check of liveness refused or unanswered. */
+  failed(reason: string, at: number): void {
+    this.failures++;
+    this.lastFailure = { reason, at };
+  }
+
+  /** A Watch stream said `name` is now `status`. */
+  watched(name: string, status: health.HealthCheckResponse_ServingStatus, at: number): void {
+    this.heard.set(name, { status, at, open: true });
+  }
+
+  /** A Watch stream ended: what it said last is no longer kept current. */
+  watchEnded(name: string): void {
+    const heard = this.heard.get(name);
+    if (heard) heard.open = false;
+  }
+
+  get failing(): boolean {
+    return this.failures > 0;
+  }
+
+  /** Whether the first round is over: the replica answered or failed, and every name was heard. */
+  settled(names: readonly string[]): boolean {
+    return this.failures > 0 || (this.lastAnswerAt !== undefined && names.every((name) => this.heard.has(name)));
+  }
+
+  liveness(): Verdict {
+    if (this.failures >= FAILED_CHECKS_TO_DOWN) return { status: 'down', reason: this.lastFailure!.reason, at: this.lastFailure!.at };
+    const heard = this.heard.get(LIVENESS);
+    if (!heard) return { status: 'down', reason: this.lastFailure?.reason ?? 'not yet checked', at: this.lastFailure?.at ?? this.since };
+    return verdictOf(heard.status, heard.at);
+  }
+
+  /**
+   * What the replica says of one of its stores: a verdict; 'absent' when it
+   * does not use it; undefined before anything was heard. A verdict pushed
+   * on a stream that is still open is as fresh as the replica's last answer.
+   */
+  store(name: string): Verdict | 'absent' | undefined {
+    const heard = this.heard.get(name);
+    if (!heard) return undefined;
+    if (heard.status === SERVICE_UNKNOWN) return 'absent';
+    const current = heard.open && this.failures === 0 && this.lastAnswerAt !== undefined;
+    return verdictOf(heard.status, current ? Math.max(heard.at, this.lastAnswerAt!) : heard.at);
+  }
+}
+
+export interface Component {
+  status: 'up' | 'down';
+  /** For a store: the parts that reach it, e.g. "identity, oauth, gateway". */
+  via?: string;
+  reason?: string;
+  /** For a service: how many of its replicas serve. */
+  replicas?: { up: number; of: number };
+  /** When the verdict was last confirmed (ms since the epoch). */
+  at: number;
+}
+
+export interface ServiceHealth {
+  replicas: ReplicaHealth[];
+  /** Why no replica is known, when none is (a name that resolves to no address). */
+  none?: { reason: string; at: number };
+}
+
+export interface Judgement {
   ready: boolean;
-  components: Record<string, ComponentState>;
+  components: Record<string, Component>;
   down: string[];
 }
 
 /**
- * Asks every service's grpc.health.v1 for itself and for the store it uses,
- * all at once with one deadline, so the answer comes within that deadline
- * whatever is down.
+ * The verdict on every part from what was heard: a service is up when any of
+ * its replicas serves (one draining in a rolling update does not make it
+ * down); a store is up when, for every part that reaches it, a serving
+ * replica says so. A store behind a service that is itself down is unknown,
+ * not down: only the service is named.
  */
-export async function checkReadiness(clients: Pick<BackendClients, 'health'>, timeoutMs: number): Promise<Readiness> {
-  const components: Record<string, ComponentState> = {};
-  await Promise.all(
-    SERVICE_NAMES.map(async (service) => {
-      const client = clients.health[service];
-      const store = STORES[service];
-      const [self, dependency] = await Promise.all([
-        probe(client, LIVENESS, timeoutMs),
-        store ? probe(client, store, timeoutMs) : Promise.resolve(undefined),
-      ]);
-      components[service] = self;
-      // A store behind a service that is itself down is unknown, not down: name only the service.
-      if (store && self.status === 'up' && dependency && dependency.reason !== 'not configured') components[store] = { ...dependency, via: service };
-    }),
-  );
+export function judge(services: Record<ServiceName, ServiceHealth>, gatewayStores: Record<string, DependencyState> = {}): Judgement {
+  const components: Record<string, Component> = {};
+  const storeReports = new Map<string, { via: string; verdict: Verdict }[]>();
+  const report = (store: string, via: string, verdict: Verdict) => storeReports.set(store, [...(storeReports.get(store) ?? []), { via, verdict }]);
+
+  for (const service of SERVICE_NAMES) {
+    const { replicas, none } = services[service];
+    if (replicas.length === 0) {
+      components[service] = { status: 'down', reason: none?.reason ?? 'no address', at: none?.at ?? Date.now() };
+      continue;
+    }
+    const verdicts = replicas.map((replica) => ({ replica, liveness: replica.liveness() }));
+    const serving = verdicts.filter((v) => v.liveness.status === 'up');
+    components[service] = serving.length > 0
+      ? { status: 'up', replicas: { up: serving.length, of: replicas.length }, at: Math.max(...serving.map((v) => v.liveness.at)) }
+      : {
+          status: 'down',
+          // A replica's own word (draining, stopping) explains more than silence from another.
+          reason: (verdicts.find((v) => v.liveness.reason === 'not serving') ?? verdicts[0]!).liveness.reason,
+          replicas: { up: 0, of: replicas.length },
+          at: Math.max(...verdicts.map((v) => v.liveness.at)),
+        };
+    for (const store of STORES[service]) {
+      const said = serving.map((v) => v.replica.store(store)).filter((s): s is Verdict => s !== undefined && s !== 'absent');
+      if (said.length === 0) continue;
+      const up = said.filter((s) => s.status === 'up');
+      report(store, service, up.length > 0 ? { status: 'up', at: Math.max(...up.map((s) => s.at)) } : { ...said[0]!, at: Math.max(...said.map((s) => s.at)) });
+    }
+  }
+  for (const [store, state] of Object.entries(gatewayStores)) {
+    report(store, 'gateway', { status: state.up ? 'up' : 'down', reason: state.reason, at: state.checkedAt });
+  }
+
+  for (const [store, reports] of storeReports) {
+    const down = reports.filter((r) => r.verdict.status === 'down');
+    const via = reports.map((r) => r.via).join(', ');
+    components[store] =
+      down.length === 0
+        ? // As fresh as its oldest confirmation.
+          { status: 'up', via, at: Math.min(...reports.map((r) => r.verdict.at)) }
+        : {
+            status: 'down',
+            via,
+            reason: reports.length > 1 ? `${down[0]!.verdict.reason} (from ${down.map((r) => r.via).join(', ')})` : down[0]!.verdict.reason,
+            at: Math.max(...down.map((r) => r.verdict.at)),
+          };
+  }
+
   const down = Object.entries(components)
     .filter(([, state]) => state.status === 'down')
     .map(([name]) => name)
@@ -47,41 +216,260 @@ export async function checkReadiness(clients: Pick<BackendClients, 'health'>, ti
   return { ready: down.length === 0, components, down };
 }
 
-/**
- * How many times one health question is asked before the answer stands: the
- * health client spreads calls round robin over a service's replicas, and one
- * replica draining in a rolling update (NOT_SERVING) or just lost must not make
- * the whole service look down while another serves (seen on a real cluster:
- * 12 to 34 of 280 readiness checks answered 503 while data's pods rolled).
- * Three reach both replicas of the chart's default two, within one deadline.
- */
-export const READINESS_ATTEMPTS = 3;
+// ---- the watchers ------------------------------------------------------------
 
-/** Up if any attempt says SERVING; otherwise the last answer, asked again only while the deadline allows. */
-async function probe(client: HealthClient, service: string, timeoutMs: number): Promise<ComponentState> {
-  const deadline = Date.now() + timeoutMs;
-  let answer = await probeOnce(client, service, timeoutMs);
-  for (let attempt = 1; attempt < READINESS_ATTEMPTS && answer.status === 'down' && RETRIED.has(answer.reason!); attempt++) {
-    const left = deadline - Date.now();
-    if (left <= 0) break;
-    answer = await probeOnce(client, service, left);
+/** Reconnect quickly after a replica restarts; a connection of its own, so health is never queued behind the API's calls. */
+const CHANNEL_OPTIONS = {
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1000,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.use_local_subchannel_pool': 1,
+};
+
+/** The I/O for one replica: its Watch streams, its liveness checks. */
+class ReplicaWatch {
+  readonly health: ReplicaHealth;
+  private readonly client: health.HealthClient;
+  private readonly streams = new Map<string, ClientReadableStream<health.HealthCheckResponse>>();
+  private readonly reopening = new Map<string, NodeJS.Timeout>();
+  private checking: Promise<void> | undefined;
+  private recheck: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    readonly service: ServiceName,
+    readonly address: string,
+    readonly names: readonly string[],
+    tls: GrpcTls,
+    private readonly options: { intervalMs: number; timeoutMs: number; logger: Logger },
+  ) {
+    this.health = new ReplicaHealth(address, Date.now());
+    const security = grpcChannelSecurity(tls, service);
+    this.client = new health.HealthClient(address, security.credentials, { ...CHANNEL_OPTIONS, ...security.options });
   }
-  return answer;
+
+  open(): void {
+    for (const name of this.names) this.watch(name);
+  }
+
+  private watch(name: string): void {
+    if (this.closed) return;
+    const call = this.client.watch({ service: name }, new Metadata());
+    this.streams.set(name, call);
+    call.on('data', (answer: health.HealthCheckResponse) => this.health.watched(name, answer.status, Date.now()));
+    const ended = () => {
+      if (this.streams.get(name) !== call) return;
+      this.streams.delete(name);
+      this.health.watchEnded(name);
+      if (this.closed) return;
+      // A stream that breaks is often the first sign of a stopped process: ask at once.
+      void this.check();
+      const delay = this.health.failing ? this.options.intervalMs : RECHECK_AFTER_REFUSAL_MS;
+      const timer = setTimeout(() => {
+        this.reopening.delete(name);
+        this.watch(name);
+      }, delay);
+      timer.unref();
+      this.reopening.set(name, timer);
+    };
+    call.on('error', ended);
+    call.on('end', ended);
+  }
+
+  /** One liveness check at a time; a check asked for while one runs shares it. */
+  check(): Promise<void> {
+    this.checking ??= this.checkOnce().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async checkOnce(): Promise<void> {
+    clearTimeout(this.recheck);
+    const { timeoutMs } = this.options;
+    let call: ClientUnaryCall | undefined;
+    const answer = new Promise<{ status?: health.HealthCheckResponse_ServingStatus; error?: ServiceError }>((resolve) => {
+      // The deadline is only a backstop: settlesWithin decides what is late, after letting answers already received through.
+      call = this.client.check({ service: LIVENESS }, new Metadata(), { deadline: Date.now() + 2 * timeoutMs + 1000 }, (error, response) =>
+        resolve(error ? { error } : { status: response.status }),
+      );
+    });
+    const inTime = await settlesWithin(answer, timeoutMs);
+    if (this.closed) return;
+    if (!inTime) {
+      call?.cancel();
+      this.health.failed('no answer in time', Date.now());
+      return;
+    }
+    const { status, error } = await answer;
+    if (!error) {
+      this.health.answered(status!, Date.now());
+      for (const name of this.names) if (!this.streams.has(name) && !this.reopening.has(name)) this.watch(name);
+      return;
+    }
+    this.health.failed(error.code === GrpcStatus.DEADLINE_EXCEEDED ? 'no answer in time' : 'unreachable', Date.now());
+    if (error.code === GrpcStatus.UNAVAILABLE) {
+      this.recheck = setTimeout(() => void this.check(), RECHECK_AFTER_REFUSAL_MS);
+      this.recheck.unref();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.recheck);
+    for (const timer of this.reopening.values()) clearTimeout(timer);
+    for (const call of this.streams.values()) call.cancel();
+    this.streams.clear();
+    this.client.close();
+  }
 }
 
-/** What another replica may answer differently; a store that is not configured, or no answer in time, it would not. */
-const RETRIED = new Set(['not serving', 'unreachable', 'unknown state']);
+/** Every replica of one service, found again on each round where its address is a name (a headless Service). */
+class ServiceWatch {
+  private readonly replicas = new Map<string, ReplicaWatch>();
+  private none: { reason: string; at: number } | undefined;
+  private readonly target: ReturnType<typeof resolveTarget>;
+  private resolvedOnce = false;
 
-type HealthClient = Pick<BackendClients['health'][ServiceName], 'check'>;
-
-async function probeOnce(client: HealthClient, service: string, timeoutMs: number): Promise<ComponentState> {
-  try {
-    const { status } = await client.check({ service }, { deadlineMs: timeoutMs });
-    if (status === SERVING) return { status: 'up' };
-    return { status: 'down', reason: status === NOT_SERVING ? 'not serving' : 'unknown state' };
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'not_found') return { status: 'down', reason: 'not configured' };
-    return { status: 'down', reason: code === 'upstream_timeout' ? 'no answer in time' : 'unreachable' };
+  constructor(
+    readonly service: ServiceName,
+    address: string,
+    private readonly tls: GrpcTls,
+    private readonly options: { intervalMs: number; timeoutMs: number; logger: Logger; resolve?: Resolve },
+  ) {
+    const target = /^(dns|ipv4|ipv6|unix|unix-abstract):/.test(address) ? address : `dns:///${address}`;
+    this.target = resolveTarget(target, options.resolve);
   }
+
+  get names(): readonly string[] {
+    return [LIVENESS, ...STORES[this.service]];
+  }
+
+  async round(): Promise<void> {
+    if (this.target.dynamic || !this.resolvedOnce) await this.resolve();
+    await Promise.all([...this.replicas.values()].map((replica) => replica.check()));
+  }
+
+  private async resolve(): Promise<void> {
+    let addresses: string[];
+    try {
+      addresses = await this.target.addresses();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      // No such name (a headless Service with no ready pod) means no replica; any other failure keeps the replicas known.
+      if (code !== 'ENOTFOUND' && code !== 'ENODATA') return;
+      addresses = [];
+    }
+    this.resolvedOnce = true;
+    const wanted = new Set(addresses);
+    for (const [address, replica] of this.replicas) {
+      if (wanted.has(address)) continue;
+      replica.close();
+      this.replicas.delete(address);
+    }
+    for (const address of wanted) {
+      if (this.replicas.has(address)) continue;
+      const replica = new ReplicaWatch(this.service, address, this.names, this.tls, this.options);
+      this.replicas.set(address, replica);
+      replica.open();
+    }
+    this.none = wanted.size === 0 ? { reason: 'no address', at: Date.now() } : undefined;
+  }
+
+  settled(): boolean {
+    return [...this.replicas.values()].every((replica) => replica.health.settled(replica.names));
+  }
+
+  health(): ServiceHealth {
+    return { replicas: [...this.replicas.values()].map((replica) => replica.health), none: this.none };
+  }
+
+  close(): void {
+    for (const replica of this.replicas.values()) replica.close();
+    this.replicas.clear();
+  }
+}
+
+export interface ReadinessWatchOptions {
+  peers: Record<ServiceName, string>;
+  tls: GrpcTls;
+  /** How long a check waits for its answer (READINESS_TIMEOUT_MS). */
+  timeoutMs: number;
+  intervalMs?: number;
+  /** The gateway's own Redis (REDIS_URL): its fair-share counts and the change feed that empties its caches. */
+  redisUrl?: string;
+  logger: Logger;
+  /** DNS unless a test gives its own. */
+  resolve?: Resolve;
+}
+
+/** One part's verdict as /health/ready shows it. */
+export interface ComponentView extends Omit<Component, 'at'> {
+  checkedAt: string;
+  ageMs: number;
+  stale?: true;
+}
+
+export interface ReadinessSnapshot {
+  ready: boolean;
+  down: string[];
+  components: Record<string, ComponentView>;
+}
+
+/** What the route reads: the current verdicts, at once. */
+export interface ReadinessView {
+  snapshot(now?: number): ReadinessSnapshot;
+}
+
+export class ReadinessWatch implements ReadinessView {
+  private readonly services: ServiceWatch[];
+  private readonly intervalMs: number;
+  private readonly staleAfterMs: number;
+  private readonly ownRedis: Redis | undefined;
+  private readonly ownStores: DependencyMonitor | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ReadinessWatchOptions) {
+    this.intervalMs = options.intervalMs ?? READINESS_CHECK_INTERVAL_MS;
+    this.staleAfterMs = staleAfterMs(this.intervalMs, options.timeoutMs);
+    const shared = { intervalMs: this.intervalMs, timeoutMs: options.timeoutMs, logger: options.logger, resolve: options.resolve };
+    this.services = SERVICE_NAMES.map((name) => new ServiceWatch(name, options.peers[name], options.tls, shared));
+    if (options.redisUrl) {
+      const redis = new Redis(options.redisUrl, { ...REDIS_FAIL_FAST, lazyConnect: true });
+      redis.on('error', () => undefined); // reported as the store's verdict
+      this.ownRedis = redis;
+      this.ownStores = new DependencyMonitor([{ name: 'redis', ping: () => redis.ping().then(() => undefined) }], () => undefined, options.logger, this.intervalMs);
+    }
+  }
+
+  /** The first round (bounded by the check timeout, so a gateway starts whatever is down), then one every interval. */
+  async start(): Promise<void> {
+    // Commands are refused until the connection is up (REDIS_FAIL_FAST): the first check waits for it, as long as a check waits.
+    const connected = this.ownRedis ? settlesWithin(this.ownRedis.connect().catch(() => undefined), this.options.timeoutMs) : undefined;
+    await Promise.all([...this.services.map((service) => service.round()), connected?.then(() => this.ownStores?.start())]);
+    const until = Date.now() + this.options.timeoutMs;
+    while (!this.services.every((service) => service.settled()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    this.timer = setInterval(() => void this.round(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private async round(): Promise<void> {
+    await Promise.all(this.services.map((service) => service.round().catch((error: unknown) => this.options.logger.warn({ service: service.service, err: (error as Error).message }, 'readiness round failed'))));
+  }
+
+  snapshot(now = Date.now()): ReadinessSnapshot {
+    const services = Object.fromEntries(this.services.map((service) => [service.service, service.health()])) as Record<ServiceName, ServiceHealth>;
+    const { ready, down, components } = judge(services, this.ownStores?.states());
+    return { ready, down, components: Object.fromEntries(Object.entries(components).map(([name, component]) => [name, view(component, now, this.staleAfterMs)])) };
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.ownStores?.stop();
+    this.ownRedis?.disconnect();
+    for (const service of this.services) service.close();
+  }
+}
+
+export function view({ at, ...component }: Component, now: number, staleAfter: number): ComponentView {
+  const ageMs = Math.max(0, now - at);
+  return { ...component, checkedAt: new Date(at).toISOString(), ageMs, ...(ageMs > staleAfter ? { stale: true as const } : {}) };
 }

@@ -38,7 +38,10 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
     const { components } = res.json();
     for (const name of ['identity', 'oauth', 'data', 'playground', 'mongodb', 'redis']) expect(components[name]).toMatchObject({ status: 'up' });
     expect(components.mongodb.via).toBe('identity');
-    expect(components.redis.via).toBe('oauth');
+    // Identity's sign-in counts, oauth's codes and tokens, the gateway's change feed: one Redis here, reached by all three.
+    expect(components.redis.via).toBe('identity, oauth, gateway');
+    // Answered from verdicts kept current in the background, each saying how old it is.
+    for (const name of Object.keys(components)) expect(components[name]).toEqual(expect.objectContaining({ checkedAt: expect.any(String), ageMs: expect.any(Number) }));
   });
 
   it('behind a trusted proxy, absolute links follow X-Forwarded-Proto, Host and Prefix', async () => {
@@ -117,7 +120,7 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
 
   it('when one service stops, /health/ready answers 503 naming it, only its routes fail, and the gateway still serves; started again, 200 returns', async () => {
     await system.stopService('data');
-    // Each check has READINESS_TIMEOUT_MS (1 s); polled generously, as a busy machine may be slower.
+    // A stopped process is named within a second or so (docs/deployment.md, Health); polled generously, as a busy machine may be slower.
     const down = await eventually(ready, (r) => r.status === 503, 10_000);
     expect(down.value.json()).toMatchObject({ status: 'unavailable', down: ['data'] });
     // The load balancer's readiness stays 200: the gateway serves everything that does not need data.
