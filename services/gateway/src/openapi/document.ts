@@ -6,6 +6,7 @@ import { visibleTo, type ErrorFormat, type HttpMethod, type Route } from '../htt
 import { routeFamily, type RouteFamily } from '../http/route-family';
 import { OAUTH_PATHS } from '../routes/oauth-routes';
 import { API_VERSION, SERVICE_NAME } from '../routes/system-routes';
+import { DATA_EXAMPLE_COMPONENTS, dataExamples, type DataExamples } from './data-examples';
 
 /** The OpenAPI document as built (zod-to-openapi's output type). */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -61,7 +62,7 @@ export function buildOpenApiDocument(rows: readonly Route[], words: SchemeWords,
   for (const route of routes) {
     for (const method of route.methods) registry.registerPath(operation(route, method));
   }
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: SERVICE_NAME,
@@ -70,6 +71,23 @@ export function buildOpenApiDocument(rows: readonly Route[], words: SchemeWords,
         'A practice sandbox for API integration: register an app, authenticate every common way, page through realistic data, and practise the awkward parts of HTTP. Never send production credentials here.',
     },
   });
+  withDataExamples(document, dataExamples());
+  return document;
+}
+
+/**
+ * The data answers' examples are the data service's own answers, made at
+ * build time by its own functions (data-examples.ts), never written here:
+ * a written one had drifted (a reference date, a row count, ids that were
+ * numbers). Without them (before a build) the schemas show no example.
+ */
+function withDataExamples(document: OpenApiDocument, examples: DataExamples | undefined): void {
+  if (!examples) return;
+  const schemas = document.components?.schemas ?? {};
+  for (const [id, key] of Object.entries(DATA_EXAMPLE_COMPONENTS)) {
+    const schema = schemas[id] as { example?: unknown } | undefined;
+    if (schema) schema.example = examples[key].body;
+  }
 }
 
 function operation(route: Route, method: HttpMethod): RouteConfig {

@@ -75,32 +75,8 @@ const pageSchema = z
     pagination: paginationObject,
     data: z.array(z.unknown()).meta({ description: 'The rows, laid out as the shape says (objects, or arrays for list-of-lists).' }),
   })
-  .meta({
-    id: 'Page',
-    description: 'A page of data.',
-    example: {
-      pack: 'hr',
-      entity: 'departments',
-      shape: 'flat',
-      nextLink: 'http://127.0.0.1:8080/playground/data/hr/departments?page=2&page_size=2',
-      pagination: {
-        style: 'page',
-        total: 12,
-        page_size: 2,
-        page_size_clamped: false,
-        page: 1,
-        total_pages: 6,
-        returned: 2,
-        has_more: true,
-        next: '/playground/data/hr/departments?page=2&page_size=2',
-        next_url: 'http://127.0.0.1:8080/playground/data/hr/departments?page=2&page_size=2',
-      },
-      data: [
-        { id: 1, name: 'Finance' },
-        { id: 2, name: 'Engineering' },
-      ],
-    },
-  });
+  // Its example is the data service's own answer, added by the document builder (openapi/data-examples.ts).
+  .meta({ id: 'Page', description: 'A page of data.' });
 const catalogSchema = z
   .looseObject({
     dataset_version: z.number().int(),
@@ -109,35 +85,10 @@ const catalogSchema = z
     shapes: z.array(z.looseObject({ name: z.enum(SHAPES), default: z.boolean(), description: z.string() })),
     pagination: z.looseObject({ default_page_size: z.number().int(), max_page_size: z.number().int(), rules: z.array(z.string()) }),
   })
-  .meta({
-    id: 'DataCatalog',
-    example: {
-      dataset_version: 1,
-      reference_date: '2030-01-01',
-      packs: [
-        {
-          name: 'hr',
-          scope: 'hr:read',
-          description: 'A company: departments, employees, their salaries.',
-          url: 'http://127.0.0.1:8080/playground/data/hr',
-          entities: [{ name: 'departments', rows: 12, url: 'http://127.0.0.1:8080/playground/data/hr/departments' }],
-        },
-      ],
-      shapes: [{ name: 'flat', default: true, description: SHAPE_DESCRIPTIONS.flat }],
-      pagination: { default_page_size: DEFAULT_PAGE_SIZE, max_page_size: MAX_PAGE_SIZE, rules: [...STYLE_RULES] },
-    },
-  });
+  .meta({ id: 'DataCatalog' });
 const packSchema = z
   .looseObject({ name: z.string(), scope: z.string(), description: z.string(), entities: z.array(z.looseObject({ name: z.string(), rows: z.number().int(), fields: z.array(z.unknown()) })) })
-  .meta({
-    id: 'DataPack',
-    example: {
-      name: 'hr',
-      scope: 'hr:read',
-      description: 'A company: departments, employees, their salaries.',
-      entities: [{ name: 'departments', rows: 12, fields: [{ name: 'id', type: 'integer', meaning: 'The department.', nullable: false, nested_as: 'id' }] }],
-    },
-  });
+  .meta({ id: 'DataPack' });
 
 const catalogContract = { responses: { 200: { description: 'Packs, entities, shapes and pagination styles.', schema: catalogSchema } } };
 const packContract = { params: packPath, responses: { 200: { description: "The pack's entities: fields, a sample row, counts.", schema: packSchema } } };
