@@ -19,6 +19,8 @@ export const BATCH_HEADERS = {
   order: 'X-Batch-Order',
 } as const;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** An item's fields; any other is refused by name, as every JSON body's unknown fields are (a misspelt "headers" would otherwise send the item without its credential). */
+const ITEM_FIELDS = ['method', 'path', 'headers', 'body'];
 
 interface Item {
   method: string;
@@ -75,6 +77,10 @@ export function createBatchRunner(dispatch: Dispatch, edge: EdgeOptions, onFinis
 function itemOf(raw: unknown, index: number): Item {
   const where = `requests[${index}]`;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('invalid_item', `${where} must be an object with method and path.`);
+  const unknown = Object.keys(raw).filter((field) => !ITEM_FIELDS.includes(field));
+  if (unknown.length) {
+    throw badRequest('invalid_item', `${where} has the unknown field${unknown.length === 1 ? '' : 's'} ${unknown.slice(0, 5).map(quoted).join(', ')}; an item accepts ${ITEM_FIELDS.join(', ')}.`);
+  }
   const { method, path, headers, body } = raw as Record<string, unknown>;
   if (typeof method !== 'string' || !METHODS.has(method.toUpperCase())) throw badRequest('invalid_item', `${where}.method must be one of ${[...METHODS].join(', ')}.`);
   if (typeof path !== 'string') throw badRequest('invalid_item', `${where}.path must be a string such as "/health".`);
@@ -92,6 +98,9 @@ function itemOf(raw: unknown, index: number): Item {
   if (typeof body === 'string') return { method: method.toUpperCase(), path, headers: hasType ? itemHeaders : { ...itemHeaders, 'Content-Type': 'text/plain; charset=utf-8' }, body };
   return { method: method.toUpperCase(), path, headers: hasType ? itemHeaders : { ...itemHeaders, 'Content-Type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
 }
+
+/** A name the client sent, quoted as a message may show it: short, and printable ASCII. */
+const quoted = (name: string) => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name).replace(/[^\x20-\x7e]/g, '?');
 
 /** A relative path on this service, nothing that could leave it or climb out of it, and no batch inside a batch. */
 function checkPath(path: string, where: string): void {

@@ -80,8 +80,9 @@ const styleContract = (scheme: (typeof STYLES)[number]): Contract => ({
 });
 
 const jwtDecode = {
+  // Strict, as every JSON body of the API: a misspelt field is refused by name rather than ignored.
   body: z
-    .object({
+    .strictObject({
       token: z
         .string({ error: (issue) => (issue.input === undefined ? 'token is required: send {"token": "<a JWT>"}' : 'token must be a string') })
         .meta({ description: 'A compact JWS: header.payload.signature.', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhcHBfWHEzVjBkNXlIMmtxOEpyMW1UOWJXZyJ9.c2lnbmF0dXJl' }),

@@ -312,7 +312,7 @@ const uploadBody = {
  * batch goes on: the dispatcher lets any item through, and this schema only
  * documents what a good one is.
  */
-const batchItem = z.object({
+const batchItem = z.strictObject({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).meta({ example: 'GET' }),
   path: z.string().max(2048).meta({ description: 'A path on this service with its query: not a URL, no . or .. segments, no backslash, not the batch itself.', example: '/playground/echo?x=1' }),
   headers: z.record(z.string(), z.string()).optional().meta({ description: 'Only these: nothing is inherited from the batch request.', example: { 'x-api-key': 'ak_…' } }),
@@ -320,7 +320,7 @@ const batchItem = z.object({
 });
 const { $schema: _dialect, ...batchItemShape } = z.toJSONSchema(batchItem, { io: 'input' });
 const batchBody = z
-  .object({
+  .strictObject({
     requests: z
       .array(z.unknown().meta({ id: 'BatchItem', ...batchItemShape }), { error: 'requests must be an array: send {"requests": [{"method": "GET", "path": "/health"}, …]}' })
       // The runner owns the cap (BATCH.maxItems, 400 too_many_requests); stated here for the document.

@@ -165,6 +165,12 @@ describe('the authentication playground', () => {
       expect(bad.json().error.code).toBe('not_a_jwt');
       expect((await apiRequest(system.baseUrl, 'POST', '/playground/auth/jwt/decode', { body: {} })).status).toBe(400);
     });
+
+    it('when decode is sent a field it does not read, then 400 names it, as every JSON body does', async () => {
+      const res = await apiRequest(system.baseUrl, 'POST', '/playground/auth/jwt/decode', { body: { token: issued.rs256, verify: true } });
+      expect({ status: res.status, code: res.json().error.code }).toEqual({ status: 400, code: 'invalid_body' });
+      expect(res.json().error.message).toBe('Unknown field "verify"; this endpoint accepts token.');
+    });
   });
 
   it('Python requests (HTTPBasicAuth, HTTPDigestAuth with SHA-256 and MD5) and PyJWT (the PEM and the JWKS) work as a learner would use them', async () => {

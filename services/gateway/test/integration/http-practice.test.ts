@@ -193,6 +193,24 @@ describe('HTTP practice', () => {
       expect({ budget: res.headers['x-batch-budget-ms'], order: res.headers['x-batch-order'] }).toEqual({ budget: '60000', order: 'sequential' });
     });
 
+    it('when the batch or one of its items has a field it does not read, then it is refused by name: the batch with 400, the item alone in its result', async () => {
+      const extra = await apiRequest(system.baseUrl, 'POST', '/playground/batch', { body: { requests: [], parallel: true } });
+      expect({ status: extra.status, code: extra.json().error.code, message: extra.json().error.message }).toEqual({
+        status: 400,
+        code: 'invalid_body',
+        message: 'Unknown field "parallel"; this endpoint accepts requests.',
+      });
+      // A misspelt "headers" would have sent the item without its credential; it is refused instead, and the batch goes on.
+      const res = await apiRequest(system.baseUrl, 'POST', '/playground/batch', {
+        body: { requests: [{ method: 'GET', path: '/playground/auth/api-key', hedaers: { 'x-api-key': app.apiKey } }, { method: 'GET', path: '/health' }] },
+      });
+      expect(res.status).toBe(200);
+      const [misspelt, fine] = res.json() as { status: number; body: { error?: { code: string; message: string } } }[];
+      expect({ status: misspelt!.status, code: misspelt!.body.error?.code }).toEqual({ status: 400, code: 'invalid_item' });
+      expect(misspelt!.body.error?.message).toBe('requests[0] has the unknown field "hedaers"; an item accepts method, path, headers, body.');
+      expect(fine!.status).toBe(200);
+    });
+
     it('more than 20 items is a 400; an item lands in the request log of the app it authenticated as', async () => {
       const many = Array.from({ length: 21 }, () => ({ method: 'GET', path: '/health' }));
       expect((await apiRequest(system.baseUrl, 'POST', '/playground/batch', { body: { requests: many } })).status).toBe(400);
