@@ -60,6 +60,12 @@ const UNAVAILABLE_ERRORS = new Set([
   'MongoTopologyClosedError',
   'MongoPoolClearedError',
 ]);
+/**
+ * A socket the store closed, seen raw rather than wrapped by the driver (an
+ * EPIPE "This socket has been ended by the other party" during a store
+ * restart reached callers as a 500): the store is away, not broken.
+ */
+const NETWORK_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
  * Runs one database operation and translates the failures callers act on: a
@@ -76,7 +82,7 @@ export async function mongoCall<T>(operation: () => Promise<T>): Promise<T> {
       const index = e.keyPattern ? Object.keys(e.keyPattern).join(',') : (/index: (\S+)/.exec(e.message ?? '')?.[1] ?? 'unknown');
       throw new DuplicateKeyError(index);
     }
-    if (e.name && UNAVAILABLE_ERRORS.has(e.name)) {
+    if ((e.name && UNAVAILABLE_ERRORS.has(e.name)) || (typeof e.code === 'string' && NETWORK_ERROR_CODES.has(e.code))) {
       throw storeUnavailable('database_unavailable', 'MongoDB');
     }
     throw error;
