@@ -18,14 +18,15 @@ export interface DependencyState {
 }
 
 /**
- * How many checks in a row a dependency may leave unanswered (no answer
- * within the ping timeout) before it counts as down. A store that refuses
+ * How long a dependency may go without answering at all (late answers
+ * count) before it counts as down, in check intervals. A store that refuses
  * (its client says it is unreachable) is down at the first check; one that
- * is merely slow, as a store or a process under heavy load is, is not: with
- * the defaults (1 s interval, 800 ms timeout) a store that stops answering
- * altogether is down within 3 intervals plus the timeout, 3.8 s.
+ * is merely slow, as a store or a process on a saturated machine is, is not:
+ * with the defaults (1 s interval, 800 ms timeout) a store that stops
+ * answering altogether is down within 5 s of its last answer plus one check,
+ * 6.8 s at most.
  */
-export const UNANSWERED_CHECKS_TO_DOWN = 3;
+export const SILENT_INTERVALS_TO_DOWN = 5;
 
 /**
  * Failures that say "no answer in time", not "unreachable": the Redis
@@ -66,16 +67,18 @@ interface Watched {
   state?: DependencyState;
   /** The ping still awaited, if any: a new check waits for it instead of sending another. */
   pending?: Promise<void>;
-  /** Checks in a row that saw no answer within the timeout. */
-  unanswered: number;
+  /** When the dependency last answered (a refusal is an answer too: it ends a silence). */
+  lastAnswerAt?: number;
+  /** Whether this silence was already logged. */
+  silenceLogged: boolean;
 }
 
 /**
  * Pings each dependency on an interval and reports changes, so health answers
  * from memory (cheap for probes) and says how old each verdict is. A refusal
- * is down at once; slowness is down only when it lasts
- * (UNANSWERED_CHECKS_TO_DOWN), so a busy machine does not make a service say
- * its store is down (docs/deployment.md, Health).
+ * is down at once; silence is down only when it lasts (`silenceMs`), so a
+ * busy machine does not make a service say its store is down
+ * (docs/deployment.md, Health).
  */
 export class DependencyMonitor {
   private readonly watched: Watched[];
@@ -87,8 +90,9 @@ export class DependencyMonitor {
     private readonly logger: Logger,
     private readonly intervalMs = 1000,
     private readonly timeoutMs = 800,
+    private readonly silenceMs = SILENT_INTERVALS_TO_DOWN * intervalMs,
   ) {
-    this.watched = dependencies.map((dependency) => ({ dependency, unanswered: 0 }));
+    this.watched = dependencies.map((dependency) => ({ dependency, silenceLogged: false }));
   }
 
   allUp(): boolean {
@@ -117,10 +121,14 @@ export class DependencyMonitor {
 
   private async check(w: Watched): Promise<void> {
     // A ping still unanswered from an earlier check is waited for again rather than joined by another:
-    // a slow store gets one question at a time. One given up on (the dependency already counted down) is replaced.
-    if (!w.pending || w.unanswered >= UNANSWERED_CHECKS_TO_DOWN) w.pending = this.ping(w);
+    // a slow store gets one question at a time. One given up on (the silence already counted down) is replaced.
+    if (!w.pending || this.silentFor(w) >= this.silenceMs) w.pending = this.ping(w);
     const answered = await settlesWithin(w.pending, this.timeoutMs);
     if (!answered) this.unanswered(w, `no answer within ${this.timeoutMs} ms`);
+  }
+
+  private silentFor(w: Watched): number {
+    return w.lastAnswerAt === undefined ? Infinity : Date.now() - w.lastAnswerAt;
   }
 
   private ping(w: Watched): Promise<void> {
@@ -129,17 +137,13 @@ export class DependencyMonitor {
       .then(
         () => {
           if (w.pending !== ping) return; // given up on; a newer ping speaks for the dependency
-          w.unanswered = 0;
-          this.record(w, { up: true, checkedAt: Date.now() });
+          this.answered(w, { up: true, checkedAt: Date.now() });
         },
         (error: unknown) => {
           if (w.pending !== ping) return;
           const reason = (error as Error)?.message ?? String(error);
           if (isNoAnswer(error)) this.unanswered(w, reason);
-          else {
-            w.unanswered = 0;
-            this.record(w, { up: false, checkedAt: Date.now(), reason });
-          }
+          else this.answered(w, { up: false, checkedAt: Date.now(), reason });
         },
       )
       .finally(() => {
@@ -148,14 +152,21 @@ export class DependencyMonitor {
     return ping;
   }
 
-  /** One more check without an answer: down once they add up (or if it never answered at all), else the last verdict stands and ages. */
+  private answered(w: Watched, state: DependencyState): void {
+    w.lastAnswerAt = state.checkedAt;
+    w.silenceLogged = false;
+    this.record(w, state);
+  }
+
+  /** A check without an answer: down once the silence has lasted (or if it never answered), else the last verdict stands and ages. */
   private unanswered(w: Watched, reason: string): void {
-    w.unanswered++;
-    if (w.state?.up && w.unanswered < UNANSWERED_CHECKS_TO_DOWN) {
-      if (w.unanswered === 1) this.logger.info({ dependency: w.dependency.name, reason }, 'dependency slow: counted down only if it stays unanswered');
+    const silentFor = this.silentFor(w);
+    if (w.state?.up && silentFor < this.silenceMs) {
+      if (!w.silenceLogged) this.logger.info({ dependency: w.dependency.name, reason }, 'dependency slow: counted down only if it stays silent');
+      w.silenceLogged = true;
       return;
     }
-    this.record(w, { up: false, checkedAt: Date.now(), reason: w.state?.up ? `${reason} (${w.unanswered} checks in a row)` : reason });
+    this.record(w, { up: false, checkedAt: Date.now(), reason: Number.isFinite(silentFor) ? `${reason}; nothing for ${silentFor} ms` : reason });
   }
 
   private record(w: Watched, state: DependencyState): void {

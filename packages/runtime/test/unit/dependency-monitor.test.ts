@@ -1,4 +1,4 @@
-import { createLogger, DependencyMonitor, isNoAnswer, settlesWithin, UNANSWERED_CHECKS_TO_DOWN } from '@sandbox/runtime';
+import { createLogger, DependencyMonitor, isNoAnswer, settlesWithin, SILENT_INTERVALS_TO_DOWN } from '@sandbox/runtime';
 
 /*
  * How stale health may be is a property of the monitor's interval and ping
@@ -53,34 +53,47 @@ describe('DependencyMonitor', () => {
     expect(monitor.states().db!.checkedAt).toBeGreaterThan(answeredAt + 1000);
   });
 
-  it(`when pings go unanswered, then the dependency is down at the ${UNANSWERED_CHECKS_TO_DOWN}rd unanswered check, and up at the first answer`, async () => {
+  it('when every ping answers after its timeout (a saturated store), then the dependency stays up: late answers end the silence', async () => {
+    const changes: Array<[string, boolean]> = [];
+    let delayMs = 0;
+    monitor = new DependencyMonitor([{ name: 'db', ping: () => new Promise((resolve) => setTimeout(resolve, delayMs)) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
+    const started = monitor.start();
+    await jest.advanceTimersByTimeAsync(0);
+    await started;
+    delayMs = 2500;
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(changes).toEqual([['db', true]]);
+  });
+
+  it(`when pings go unanswered, then the dependency is down at the first unanswered check after ${SILENT_INTERVALS_TO_DOWN} s of silence, and up at the first answer`, async () => {
     let hang = false;
     const changes: Array<[string, boolean]> = [];
     monitor = new DependencyMonitor([{ name: 'db', ping: () => (hang ? new Promise<void>(() => undefined) : Promise.resolve()) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
     await monitor.start();
 
     hang = true;
-    // Checks at 1000, 2000 and 3000 ms; the third is unanswered at 3800 ms (and one turn of I/O, a millisecond on fake timers).
-    await jest.advanceTimersByTimeAsync(3000 + 799);
+    // Last answer at 0; the check at 1000 ms asks, those at 2000 to 4000 wait for the same ping, the one at 5000 gives it up
+    // and asks again: unanswered at 5800 ms (and one turn of I/O, a millisecond on fake timers), after 5 s of silence.
+    await jest.advanceTimersByTimeAsync(5000 + 799);
     expect(changes).toEqual([['db', true]]);
     await jest.advanceTimersByTimeAsync(2);
     expect(changes).toEqual([['db', true], ['db', false]]);
-    expect(monitor.states().db!.reason).toBe('no answer within 800 ms (3 checks in a row)');
+    expect(monitor.states().db!.reason).toMatch(/^no answer within 800 ms; nothing for 58\d\d ms$/);
 
     hang = false;
     await jest.advanceTimersByTimeAsync(1000);
     expect(changes).toEqual([['db', true], ['db', false], ['db', true]]);
   });
 
-  it('when the Redis client times a command out, then that counts as no answer, not as a refusal', async () => {
+  it('when the Redis client times a command out, then that counts as silence, not as a refusal', async () => {
     const changes: Array<[string, boolean]> = [];
     let timingOut = false;
     monitor = new DependencyMonitor([{ name: 'redis', ping: async () => (timingOut ? Promise.reject(new Error('Command timed out')) : undefined) }], (name, isUp) => changes.push([name, isUp]), logger, 1000, 800);
     await monitor.start();
     timingOut = true;
-    await jest.advanceTimersByTimeAsync(2000);
+    await jest.advanceTimersByTimeAsync(4999);
     expect(changes).toEqual([['redis', true]]);
-    await jest.advanceTimersByTimeAsync(1000);
+    await jest.advanceTimersByTimeAsync(1);
     expect(changes).toEqual([['redis', true], ['redis', false]]);
   });
 
