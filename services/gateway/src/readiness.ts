@@ -37,19 +37,32 @@ const { SERVING, NOT_SERVING, SERVICE_UNKNOWN } = health.HealthCheckResponse_Ser
 
 /** How often each replica is asked whether it answers. */
 export const READINESS_CHECK_INTERVAL_MS = 1000;
-/** Failed checks in a row (refused, or no answer within READINESS_TIMEOUT_MS) before a replica counts as down: one slow answer is not an outage. */
-export const FAILED_CHECKS_TO_DOWN = 2;
-/** After a refused check the next comes this soon: a refusal is what a stopped process gives, and naming it should not wait an interval. */
+/**
+ * Refused checks in a row (the connection refused or broken: what a stopped
+ * process gives) before a replica counts as down; the second comes
+ * RECHECK_AFTER_REFUSAL_MS after the first, so a stopped process is named
+ * within about a quarter second of the gateway noticing.
+ */
+export const REFUSALS_TO_DOWN = 2;
 export const RECHECK_AFTER_REFUSAL_MS = 250;
+/**
+ * A replica that does not refuse but does not answer either counts as down
+ * only once it has answered nothing, late answers included, for this many
+ * check intervals (5 s by default) and at least two checks went unanswered:
+ * a machine too busy to answer within READINESS_TIMEOUT_MS is not an outage.
+ */
+export const SILENT_INTERVALS_TO_DOWN = 5;
 
 /** The stores each service may report, by the names the docs give them; a service that does not use one answers SERVICE_UNKNOWN for it, and it is left out. */
 export const STORES: Record<ServiceName, readonly string[]> = { identity: ['mongodb', 'redis'], oauth: ['redis'], data: [], playground: [] };
 
 /**
- * A verdict older than this is reported as stale. It is not turned into
- * "down": by then two checks would have confirmed it or found the part
- * down, so an older one means the gateway itself did not get to check (a
- * starved event loop), not that the part failed.
+ * A verdict older than this (two checks' worth, 4 s by default) is reported
+ * as stale: nothing has confirmed it lately. It keeps its status: a part is
+ * down only on evidence (refused checks, the part's own word, or a silence
+ * of SILENT_INTERVALS_TO_DOWN with checks made and unanswered), and a
+ * verdict that merely aged may as well mean the gateway itself did not get
+ * to check (a starved event loop).
  */
 export const staleAfterMs = (intervalMs: number, timeoutMs: number): number => 2 * (intervalMs + timeoutMs);
 
@@ -68,25 +81,30 @@ function verdictOf(status: health.HealthCheckResponse_ServingStatus, at: number)
 /** What the gateway has heard from one replica; no I/O, so its rules can be tested on their own. */
 export class ReplicaHealth {
   private readonly heard = new Map<string, { status: health.HealthCheckResponse_ServingStatus; at: number; open: boolean }>();
+  /** Checks in a row that failed, and of those the last ones that were refusals. */
   private failures = 0;
+  private refusals = 0;
   private lastFailure?: { reason: string; at: number };
   private lastAnswerAt?: number;
 
   constructor(
     readonly address: string,
     private readonly since: number,
+    private readonly silenceMs = SILENT_INTERVALS_TO_DOWN * READINESS_CHECK_INTERVAL_MS,
   ) {}
 
-  /** A Check of liveness answered. */
+  /** A Check of liveness answered, in time or late. */
   answered(status: health.HealthCheckResponse_ServingStatus, at: number): void {
     this.failures = 0;
+    this.refusals = 0;
     this.lastAnswerAt = at;
     this.heard.set(LIVENESS, { status, at, open: this.heard.get(LIVENESS)?.open ?? false });
   }
 
-  /** A Check of liveness refused or unanswered. */
-  failed(reason: string, at: number): void {
+  /** A Check of liveness refused (`refused`: the connection was refused or broke) or unanswered. */
+  failed(reason: string, at: number, refused: boolean): void {
     this.failures++;
+    this.refusals = refused ? this.refusals + 1 : 0;
     this.lastFailure = { reason, at };
   }
 
@@ -110,8 +128,10 @@ export class ReplicaHealth {
     return this.failures > 0 || (this.lastAnswerAt !== undefined && names.every((name) => this.heard.has(name)));
   }
 
-  liveness(): Verdict {
-    if (this.failures >= FAILED_CHECKS_TO_DOWN) return { status: 'down', reason: this.lastFailure!.reason, at: this.lastFailure!.at };
+  liveness(now = Date.now()): Verdict {
+    if (this.refusals >= REFUSALS_TO_DOWN) return { status: 'down', reason: this.lastFailure!.reason, at: this.lastFailure!.at };
+    const silentFor = now - (this.lastAnswerAt ?? this.since);
+    if (this.failures >= 2 && silentFor >= this.silenceMs) return { status: 'down', reason: this.lastFailure!.reason, at: this.lastFailure!.at };
     const heard = this.heard.get(LIVENESS);
     if (!heard) return { status: 'down', reason: this.lastFailure?.reason ?? 'not yet checked', at: this.lastFailure?.at ?? this.since };
     return verdictOf(heard.status, heard.at);
@@ -161,7 +181,7 @@ export interface Judgement {
  * replica says so. A store behind a service that is itself down is unknown,
  * not down: only the service is named.
  */
-export function judge(services: Record<ServiceName, ServiceHealth>, gatewayStores: Record<string, DependencyState> = {}): Judgement {
+export function judge(services: Record<ServiceName, ServiceHealth>, gatewayStores: Record<string, DependencyState> = {}, now = Date.now()): Judgement {
   const components: Record<string, Component> = {};
   const storeReports = new Map<string, { via: string; verdict: Verdict }[]>();
   const report = (store: string, via: string, verdict: Verdict) => storeReports.set(store, [...(storeReports.get(store) ?? []), { via, verdict }]);
@@ -169,10 +189,10 @@ export function judge(services: Record<ServiceName, ServiceHealth>, gatewayStore
   for (const service of SERVICE_NAMES) {
     const { replicas, none } = services[service];
     if (replicas.length === 0) {
-      components[service] = { status: 'down', reason: none?.reason ?? 'no address', at: none?.at ?? Date.now() };
+      components[service] = { status: 'down', reason: none?.reason ?? 'no address', at: none?.at ?? now };
       continue;
     }
-    const verdicts = replicas.map((replica) => ({ replica, liveness: replica.liveness() }));
+    const verdicts = replicas.map((replica) => ({ replica, liveness: replica.liveness(now) }));
     const serving = verdicts.filter((v) => v.liveness.status === 'up');
     components[service] = serving.length > 0
       ? { status: 'up', replicas: { up: serving.length, of: replicas.length }, at: Math.max(...serving.map((v) => v.liveness.at)) }
@@ -233,6 +253,8 @@ class ReplicaWatch {
   private readonly streams = new Map<string, ClientReadableStream<health.HealthCheckResponse>>();
   private readonly reopening = new Map<string, NodeJS.Timeout>();
   private checking: Promise<void> | undefined;
+  /** The question still unanswered, if any. */
+  private asking: Promise<void> | undefined;
   private recheck: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -241,9 +263,9 @@ class ReplicaWatch {
     readonly address: string,
     readonly names: readonly string[],
     tls: GrpcTls,
-    private readonly options: { intervalMs: number; timeoutMs: number; logger: Logger },
+    private readonly options: { intervalMs: number; timeoutMs: number; silenceMs: number; logger: Logger },
   ) {
-    this.health = new ReplicaHealth(address, Date.now());
+    this.health = new ReplicaHealth(address, Date.now(), options.silenceMs);
     const security = grpcChannelSecurity(tls, service);
     this.client = new health.HealthClient(address, security.credentials, { ...CHANNEL_OPTIONS, ...security.options });
   }
@@ -282,34 +304,40 @@ class ReplicaWatch {
     return this.checking;
   }
 
+  /**
+   * Asks, unless a question is still unanswered: then waits for that one
+   * again, so a slow replica gets one question at a time and its late answer
+   * still counts (it ends the silence). The answer is recorded whenever it
+   * comes; a check that sees none within the timeout is recorded as unanswered.
+   */
   private async checkOnce(): Promise<void> {
     clearTimeout(this.recheck);
-    const { timeoutMs } = this.options;
-    let call: ClientUnaryCall | undefined;
-    const answer = new Promise<{ status?: health.HealthCheckResponse_ServingStatus; error?: ServiceError }>((resolve) => {
-      // The deadline is only a backstop: settlesWithin decides what is late, after letting answers already received through.
-      call = this.client.check({ service: LIVENESS }, new Metadata(), { deadline: Date.now() + 2 * timeoutMs + 1000 }, (error, response) =>
-        resolve(error ? { error } : { status: response.status }),
-      );
+    this.asking ??= this.ask();
+    const inTime = await settlesWithin(this.asking, this.options.timeoutMs);
+    if (!inTime && !this.closed) this.health.failed('no answer in time', Date.now(), false);
+  }
+
+  private ask(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      // The deadline only ends a question nobody answers, so that another is asked: lateness is judged by checkOnce.
+      const deadline = Date.now() + this.options.silenceMs;
+      this.client.check({ service: LIVENESS }, new Metadata(), { deadline }, (error, response) => {
+        this.asking = undefined;
+        resolve();
+        if (this.closed) return;
+        const at = Date.now();
+        if (!error) {
+          this.health.answered(response.status, at);
+          for (const name of this.names) if (!this.streams.has(name) && !this.reopening.has(name)) this.watch(name);
+        } else if (error.code === GrpcStatus.UNAVAILABLE) {
+          this.health.failed('unreachable', at, true);
+          this.recheck = setTimeout(() => void this.check(), RECHECK_AFTER_REFUSAL_MS);
+          this.recheck.unref();
+        } else {
+          this.health.failed(error.code === GrpcStatus.DEADLINE_EXCEEDED ? 'no answer in time' : 'unreachable', at, false);
+        }
+      });
     });
-    const inTime = await settlesWithin(answer, timeoutMs);
-    if (this.closed) return;
-    if (!inTime) {
-      call?.cancel();
-      this.health.failed('no answer in time', Date.now());
-      return;
-    }
-    const { status, error } = await answer;
-    if (!error) {
-      this.health.answered(status!, Date.now());
-      for (const name of this.names) if (!this.streams.has(name) && !this.reopening.has(name)) this.watch(name);
-      return;
-    }
-    this.health.failed(error.code === GrpcStatus.DEADLINE_EXCEEDED ? 'no answer in time' : 'unreachable', Date.now());
-    if (error.code === GrpcStatus.UNAVAILABLE) {
-      this.recheck = setTimeout(() => void this.check(), RECHECK_AFTER_REFUSAL_MS);
-      this.recheck.unref();
-    }
   }
 
   close(): void {
@@ -333,7 +361,7 @@ class ServiceWatch {
     readonly service: ServiceName,
     address: string,
     private readonly tls: GrpcTls,
-    private readonly options: { intervalMs: number; timeoutMs: number; logger: Logger; resolve?: Resolve },
+    private readonly options: { intervalMs: number; timeoutMs: number; silenceMs: number; logger: Logger; resolve?: Resolve },
   ) {
     const target = /^(dns|ipv4|ipv6|unix|unix-abstract):/.test(address) ? address : `dns:///${address}`;
     this.target = resolveTarget(target, options.resolve);
@@ -430,7 +458,7 @@ export class ReadinessWatch implements ReadinessView {
   constructor(private readonly options: ReadinessWatchOptions) {
     this.intervalMs = options.intervalMs ?? READINESS_CHECK_INTERVAL_MS;
     this.staleAfterMs = staleAfterMs(this.intervalMs, options.timeoutMs);
-    const shared = { intervalMs: this.intervalMs, timeoutMs: options.timeoutMs, logger: options.logger, resolve: options.resolve };
+    const shared = { intervalMs: this.intervalMs, timeoutMs: options.timeoutMs, silenceMs: SILENT_INTERVALS_TO_DOWN * this.intervalMs, logger: options.logger, resolve: options.resolve };
     this.services = SERVICE_NAMES.map((name) => new ServiceWatch(name, options.peers[name], options.tls, shared));
     if (options.redisUrl) {
       const redis = new Redis(options.redisUrl, { ...REDIS_FAIL_FAST, lazyConnect: true });
@@ -457,7 +485,7 @@ export class ReadinessWatch implements ReadinessView {
 
   snapshot(now = Date.now()): ReadinessSnapshot {
     const services = Object.fromEntries(this.services.map((service) => [service.service, service.health()])) as Record<ServiceName, ServiceHealth>;
-    const { ready, down, components } = judge(services, this.ownStores?.states());
+    const { ready, down, components } = judge(services, this.ownStores?.states(), now);
     return { ready, down, components: Object.fromEntries(Object.entries(components).map(([name, component]) => [name, view(component, now, this.staleAfterMs)])) };
   }
 

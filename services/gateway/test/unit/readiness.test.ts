@@ -1,6 +1,6 @@
 import { health } from '@sandbox/contracts';
 import { LIVENESS, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
-import { FAILED_CHECKS_TO_DOWN, judge, READINESS_CHECK_INTERVAL_MS, ReplicaHealth, staleAfterMs, view, type ServiceHealth } from '../../src/readiness';
+import { judge, READINESS_CHECK_INTERVAL_MS, REFUSALS_TO_DOWN, ReplicaHealth, SILENT_INTERVALS_TO_DOWN, staleAfterMs, view, type ServiceHealth } from '../../src/readiness';
 
 const { SERVING, NOT_SERVING, SERVICE_UNKNOWN } = health.HealthCheckResponse_ServingStatus;
 const T0 = Date.parse('2025-01-01T12:00:00.000Z');
@@ -26,14 +26,32 @@ function system(given: Partial<Record<ServiceName, ReplicaHealth[]>> = {}): Reco
 }
 
 describe('a replica’s liveness', () => {
-  it(`when one check fails, then the replica stays up and its verdict only ages; at ${FAILED_CHECKS_TO_DOWN} in a row it is down, named with the reason`, () => {
+  it(`when a check is refused (a stopped process), then the replica stays up until ${REFUSALS_TO_DOWN} refusals in a row, then it is down as unreachable`, () => {
     const r = replica(T0);
-    r.failed('no answer in time', T0 + 2000);
-    expect(r.liveness()).toEqual({ status: 'up', at: T0 });
-    r.failed('no answer in time', T0 + 3000);
-    expect(r.liveness()).toEqual({ status: 'down', reason: 'no answer in time', at: T0 + 3000 });
+    r.failed('unreachable', T0 + 1000, true);
+    expect(r.liveness(T0 + 1000)).toEqual({ status: 'up', at: T0 });
+    r.failed('unreachable', T0 + 1250, true);
+    expect(r.liveness(T0 + 1250)).toEqual({ status: 'down', reason: 'unreachable', at: T0 + 1250 });
     r.answered(SERVING, T0 + 4000);
-    expect(r.liveness()).toEqual({ status: 'up', at: T0 + 4000 });
+    expect(r.liveness(T0 + 4000)).toEqual({ status: 'up', at: T0 + 4000 });
+  });
+
+  it(`when checks go unanswered (a busy or a hung process), then the replica stays up, its verdict ageing, until it has been silent ${SILENT_INTERVALS_TO_DOWN} intervals`, () => {
+    const silence = SILENT_INTERVALS_TO_DOWN * READINESS_CHECK_INTERVAL_MS;
+    const r = replica(T0);
+    for (let at = T0 + 2000; at <= T0 + silence; at += 1000) r.failed('no answer in time', at, false);
+    expect(r.liveness(T0 + silence - 1)).toEqual({ status: 'up', at: T0 });
+    expect(r.liveness(T0 + silence)).toEqual({ status: 'down', reason: 'no answer in time', at: T0 + silence });
+  });
+
+  it('when a late answer comes (a busy replica), then the silence is over and so is any doubt', () => {
+    const r = replica(T0);
+    r.failed('no answer in time', T0 + 2000, false);
+    r.failed('no answer in time', T0 + 3000, false);
+    r.answered(SERVING, T0 + 3500);
+    r.failed('no answer in time', T0 + 5000, false);
+    r.failed('no answer in time', T0 + 6000, false);
+    expect(r.liveness(T0 + 8000)).toEqual({ status: 'up', at: T0 + 3500 });
   });
 
   it('when the replica says it is not serving (draining), then it is down at once', () => {
@@ -58,7 +76,7 @@ describe('a replica’s liveness', () => {
 
 describe('judging every part', () => {
   it('when everything serves, then ready, each service with its replicas and each store with the parts that reach it', () => {
-    const verdict = judge(system(), { redis: { up: true, checkedAt: T0 - 200 } });
+    const verdict = judge(system(), { redis: { up: true, checkedAt: T0 - 200 } }, T0);
     expect(verdict).toEqual({
       ready: true,
       down: [],
@@ -75,16 +93,16 @@ describe('judging every part', () => {
   });
 
   it('when one replica of a service is draining and the other serves, then the service is up, one of two', () => {
-    const verdict = judge(system({ data: [replica(T0, {}, NOT_SERVING), replica(T0)] }));
+    const verdict = judge(system({ data: [replica(T0, {}, NOT_SERVING), replica(T0)] }), {}, T0);
     expect(verdict.ready).toBe(true);
     expect(verdict.components.data).toEqual({ status: 'up', replicas: { up: 1, of: 2 }, at: T0 });
   });
 
   it('when every replica of a service is down, then it is named, with the replica’s own word over silence', () => {
     const silent = replica(T0);
-    silent.failed('unreachable', T0 + 1000);
-    silent.failed('unreachable', T0 + 1250);
-    const verdict = judge(system({ data: [silent, replica(T0, {}, NOT_SERVING)] }));
+    silent.failed('unreachable', T0 + 1000, true);
+    silent.failed('unreachable', T0 + 1250, true);
+    const verdict = judge(system({ data: [silent, replica(T0, {}, NOT_SERVING)] }), {}, T0 + 1250);
     expect(verdict).toMatchObject({ ready: false, down: ['data'], components: { data: { status: 'down', reason: 'not serving', replicas: { up: 0, of: 2 }, at: T0 + 1250 } } });
   });
 
@@ -102,8 +120,8 @@ describe('judging every part', () => {
 
   it('when a service is down, then its stores are unknown, not down: only the service is named', () => {
     const gone = replica(T0, { mongodb: NOT_SERVING, redis: NOT_SERVING });
-    gone.failed('unreachable', T0 + 1000);
-    gone.failed('unreachable', T0 + 1250);
+    gone.failed('unreachable', T0 + 1000, true);
+    gone.failed('unreachable', T0 + 1250, true);
     const verdict = judge(system({ identity: [gone], oauth: [replica(T0, { redis: SERVICE_UNKNOWN })] }));
     expect(verdict.down).toEqual(['identity']);
     expect(verdict.components.mongodb).toBeUndefined();
@@ -136,8 +154,13 @@ describe('ages and staleness', () => {
   });
 
   it('a stale verdict does not make the system unready by itself', () => {
-    // Nothing heard for a minute (a starved gateway), no check failed: still the last verdicts.
-    expect(judge(system()).ready).toBe(true);
-    expect(view(judge(system()).components.identity!, T0 + 60_000, staleAfter)).toMatchObject({ status: 'up', stale: true, ageMs: 60_000 });
+    // Nothing heard for a minute and no check made (a starved gateway): still the last verdicts, flagged.
+    const verdict = judge(system(), {}, T0 + 60_000);
+    expect(verdict.ready).toBe(true);
+    expect(view(verdict.components.identity!, T0 + 60_000, staleAfter)).toMatchObject({ status: 'up', stale: true, ageMs: 60_000 });
+  });
+
+  it('staleness comes before silence: a verdict is flagged stale before silence alone could make its part down', () => {
+    expect(staleAfter).toBeLessThan(SILENT_INTERVALS_TO_DOWN * READINESS_CHECK_INTERVAL_MS);
   });
 });
