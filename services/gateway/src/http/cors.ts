@@ -3,13 +3,13 @@ import type { RouteContext } from './context';
 import { empty, type Reply } from './reply';
 import type { CorsPolicy, HttpMethod } from './route';
 
-const EXPOSED = ['Link', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Retry-After', 'Location'].join(', ');
+const EXPOSED = ['Link', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Retry-After', 'Location', 'X-Batch-Budget-Ms', 'X-Batch-Order'].join(', ');
 
 /**
  * The API's policy ("open"): the sandbox is called from learners' pages on any
  * origin, with credentials in headers (never cookies), so every origin is
- * allowed without credentials. Clients need to read the paging, tracing and
- * challenge headers, so those are exposed.
+ * allowed without credentials. Clients need to read the paging, tracing,
+ * challenge and batch headers, so those are exposed.
  */
 export const OPEN_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Allow-Origin': '*',

@@ -191,6 +191,8 @@ describe('HTTP practice', () => {
       expect(results[1]!.body.data).toHaveLength(2);
       expect(results[3]!.body).toMatchObject({ method: 'POST', body: { n: 1 } });
       expect({ budget: res.headers['x-batch-budget-ms'], order: res.headers['x-batch-order'] }).toEqual({ budget: '60000', order: 'sequential' });
+      // A script on another origin reads them too.
+      for (const name of ['X-Batch-Budget-Ms', 'X-Batch-Order']) expect(res.headers['access-control-expose-headers']).toContain(name);
     });
 
     it('when the batch or one of its items has a field it does not read, then it is refused by name: the batch with 400, the item alone in its result', async () => {
