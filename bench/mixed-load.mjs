@@ -11,9 +11,9 @@ import { HMAC_PATH, call, createApps, hmacSigner, startSandbox } from './lib.mjs
  * REDIS_URL, and keys the replicas share; GRPC_TRANSPORT passed on when set
  * (to compare the transports); exits 2 without stores. The stores are this
  * process's environment's unless `stores` names others (a scenario that
- * stops its own).
+ * stops its own). `root`: the repository whose build runs (lib.mjs startSandbox).
  */
-export async function startReplicatedSandbox(label, extraEnv = {}, stores = process.env) {
+export async function startReplicatedSandbox(label, extraEnv = {}, stores = process.env, root = undefined) {
   const { MONGO_URL, REDIS_URL } = stores;
   if (!MONGO_URL || !REDIS_URL) {
     console.error(`${label}: needs MONGO_URL and REDIS_URL (npm run ${label} provisions both)`);
@@ -30,7 +30,7 @@ export async function startReplicatedSandbox(label, extraEnv = {}, stores = proc
     JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     ...(process.env.GRPC_TRANSPORT ? { GRPC_TRANSPORT: process.env.GRPC_TRANSPORT } : {}),
     ...extraEnv,
-  });
+  }, root);
   const gateways = /Training Sandbox is ready at ([^(]+)\(/.exec(readFileSync(sandbox.logFile, 'utf8'))[1].trim().split(' ');
   return { ...sandbox, gateways };
 }
