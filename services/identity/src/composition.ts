@@ -28,6 +28,7 @@ import { AppService } from './domain/apps';
 import { CredentialCrypto } from './domain/credential-crypto';
 import { OPERATOR_PAGE_TOKEN_KEY_INFO, PageTokens } from './domain/page-tokens';
 import { PasswordHasher } from './domain/passwords';
+import { RecordedRequests } from './domain/recorded-requests';
 import { RequestLogService } from './domain/request-logs';
 import { SessionTokens } from './domain/session-tokens';
 import { UsageService } from './domain/usage';
@@ -227,7 +228,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     return await startGrpcService({
       protoService: 'sandbox.identity.v1.IdentityService',
       definition: identity.IdentityServiceService,
-      implementation: identityHandlers({ accounts, apps, logs, usage, admin, operators: new OperatorActors(accounts), verifier }, logger),
+      implementation: identityHandlers({ accounts, apps, logs, recorded: new RecordedRequests(stores.apps, logs, usage), admin, operators: new OperatorActors(accounts), verifier }, logger),
       host: config.host,
       port: config.port,
       tls: config.grpcTls,

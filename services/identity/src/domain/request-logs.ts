@@ -3,6 +3,7 @@ import { invalidArgument } from '@sandbox/runtime';
 import type { AppStore } from '../stores/app-store';
 import type { RequestLogRecord, RequestLogStore } from '../stores/request-log-store';
 import { appNotFound } from './apps';
+import { BatchApps } from './batch-apps';
 import { PATTERN } from './credentials';
 import { LIMITS } from './limits';
 import type { PageTokens } from './page-tokens';
@@ -103,19 +104,22 @@ export class RequestLogService {
     this.trims = new RequestLogTrims(capPerApp, trimIntervalMs);
   }
 
-  /** Stores the (newest) entries of apps that still exist and trims to its cap each app whose trim is due; how many were kept. */
-  async record(inputs: readonly RequestLogInput[]): Promise<number> {
+  /**
+   * Stores the (newest) entries of apps that still exist and trims to its cap
+   * each app whose trim is due; how many were kept. `apps`: the batch's apps
+   * when the caller has read them already (RecordedRequests), else read here.
+   */
+  async record(inputs: readonly RequestLogInput[], apps?: BatchApps): Promise<number> {
     if (inputs.length > LIMITS.recordBatchMax) {
       throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} entries per call (got ${inputs.length}).`);
     }
+    if (inputs.length === 0) return 0;
     const now = this.now();
-    const resolved = await this.resolveAppIds(inputs);
-    const sanitized = newestPerApp(
-      resolved.map((input) => sanitizeEntry(input, now)).filter((entry) => entry !== undefined),
-      this.capPerApp,
-    );
-    const existing = await this.apps.existingIds([...new Set(sanitized.map((entry) => entry.app))]);
-    const records = sanitized.filter((entry) => existing.has(entry.app)).map((entry) => ({ id: newLogId(entry.time), ...entry }));
+    const known = apps ?? (await BatchApps.resolve(this.apps, inputs));
+    const kept = inputs
+      .map((input) => sanitizeEntry({ ...input, app: known.idOf(input) }, now))
+      .filter((entry): entry is Omit<RequestLogRecord, 'id'> => entry !== undefined && known.get(entry.app) !== undefined);
+    const records = newestPerApp(kept, this.capPerApp).map((entry) => ({ id: newLogId(entry.time), ...entry }));
     if (records.length === 0) return 0;
     await this.logs.append(records);
     const arrived = new Map<string, number>();
@@ -144,14 +148,6 @@ export class RequestLogService {
       await this.logs.trim(app, this.capPerApp).catch(() => undefined);
     }
     this.scheduleOwedTrims();
-  }
-
-  /** Entries that name their app by App ID get its internal id (or none, and are dropped, when no app has it). */
-  private async resolveAppIds(inputs: readonly RequestLogInput[]): Promise<RequestLogInput[]> {
-    const appIds = [...new Set(inputs.filter((input) => !input.app && PATTERN.appId.test(input.appId)).map((input) => input.appId))];
-    if (appIds.length === 0) return [...inputs];
-    const found = await this.apps.idsByAppId(appIds);
-    return inputs.map((input) => (input.app ? input : { ...input, app: found.get(input.appId) ?? '' }));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { invalidArgument } from '@sandbox/runtime';
 import type { AppStore } from '../stores/app-store';
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
-import { PATTERN } from './credentials';
+import { BatchApps } from './batch-apps';
 import { LIMITS } from './limits';
 
 /** A count as the gateway reports it (identity.proto UsageCount): the app by internal id or, failing that, by App ID. */
@@ -51,8 +51,12 @@ export class UsageService {
     private readonly apps: AppStore,
   ) {}
 
-  /** Adds the counts of apps that exist; malformed counts are dropped, as malformed log entries are. */
-  async record(inputs: readonly UsageInput[]): Promise<number> {
+  /**
+   * Adds the counts of apps that exist; malformed counts are dropped, as
+   * malformed log entries are. `apps`: the batch's apps when the caller has
+   * read them already (RecordedRequests), else read here.
+   */
+  async record(inputs: readonly UsageInput[], apps?: BatchApps): Promise<number> {
     if (inputs.length === 0) return 0;
     if (inputs.length > LIMITS.recordBatchMax) {
       throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} usage counts per call (got ${inputs.length}).`);
@@ -66,14 +70,12 @@ export class UsageService {
         input.requests > 0 &&
         input.requests <= REQUESTS_MAX,
     );
-    // Both ways of naming an app resolved in two queries for the whole batch.
-    const byAppId = await this.apps.idsByAppId([...new Set(valid.filter((input) => !input.app && PATTERN.appId.test(input.appId)).map((input) => input.appId))]);
-    const ids = valid.map((input) => input.app || byAppId.get(input.appId) || '');
-    const apps = new Map((await this.apps.findByIds([...new Set(ids.filter((id) => PATTERN.resourceId.test(id)))])).map((app) => [app.id, app]));
+    if (valid.length === 0) return 0;
+    const known = apps ?? (await BatchApps.resolve(this.apps, valid));
     const rows: UsageRecord[] = [];
-    valid.forEach((input, i) => {
-      const app = apps.get(ids[i]!);
-      if (!app) return;
+    for (const input of valid) {
+      const app = known.get(known.idOf(input));
+      if (!app) continue;
       rows.push({
         day: input.day,
         app: app.id,
@@ -84,8 +86,8 @@ export class UsageService {
         requests: input.requests,
         lastAt: lastAtWithin(input.day, input.lastAt),
       });
-    });
-    await this.usage.add(rows);
+    }
+    if (rows.length > 0) await this.usage.add(rows);
     return rows.length;
   }
 }

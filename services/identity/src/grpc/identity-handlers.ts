@@ -4,8 +4,8 @@ import type { AccountService } from '../domain/accounts';
 import type { AdminService } from '../domain/admin';
 import type { AppService } from '../domain/apps';
 import type { OperatorActors } from '../domain/operator-actors';
+import type { RecordedRequests } from '../domain/recorded-requests';
 import type { RequestLogService } from '../domain/request-logs';
-import type { UsageService } from '../domain/usage';
 import type { CredentialVerifier } from '../domain/verification';
 import { toAdminUser, toApp, toAppLimit, toAuditEntry, toIssued, toLogEntry, toUser } from './mappers';
 
@@ -13,7 +13,7 @@ export interface IdentityDomain {
   accounts: AccountService;
   apps: AppService;
   logs: RequestLogService;
-  usage: UsageService;
+  recorded: RecordedRequests;
   admin: AdminService;
   operators: OperatorActors;
   verifier: CredentialVerifier;
@@ -27,7 +27,7 @@ function owner(ownerId: string): string {
 
 /** Thin handlers: decode, call one domain function, encode. */
 export function identityHandlers(domain: IdentityDomain, logger: Logger): identity.IdentityServiceServer {
-  const { accounts, apps, logs, usage, admin, operators, verifier } = domain;
+  const { accounts, apps, logs, recorded, admin, operators, verifier } = domain;
   /** Every admin RPC, reads too, first verifies the operator behind it; the audit log names who this returns. */
   const operator = (request: { operator?: identity.OperatorCredential }, context: CallContext) => operators.verify(request.operator, context.caller);
   return unaryHandlers<identity.IdentityServiceServer>(
@@ -96,8 +96,7 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
       },
 
       async recordRequests(request) {
-        await logs.record(request.entries);
-        await usage.record(request.usage);
+        await recorded.record(request.entries, request.usage);
         return {};
       },
       async listRequestLogs(request) {
