@@ -1,3 +1,4 @@
+import { DefaultSettings, ResultKind, TaskUtils } from '@microsoft/powerquery-parser';
 import { redirectUriProblem as identityRedirectUriProblem } from '../../../identity/src/domain/validation';
 import { fieldOfRefusal, redirectUriProblem } from '../../portal/src/redirect-uris';
 import {
@@ -120,6 +121,66 @@ describe('snippets', () => {
     expect(code('link', 'python')).toContain('answer.links.get("next"');
     expect(code('link', 'powerquery')).toContain('Value.Metadata(Response)[Headers]');
     expect(code('cursor', 'powerquery')).toContain('Uri.Parts(_[pagination][next_url])[Query]');
+  });
+});
+
+describe('Power Query M snippets, read by Microsoft\'s own M parser', () => {
+  /*
+   * @microsoft/powerquery-parser is the grammar behind Microsoft's Power Query
+   * tooling, not ours, so "it parses" means what Power BI Desktop would say.
+   * Every M snippet the page can show: each auth and pagination style (taken
+   * from the generator's own tables, so a new style is covered the day it
+   * lands), with every subset of secrets on screen, with and without redirect
+   * URIs and pack scopes (the notes and redirect URI differ), and under a base
+   * URL that needs quoting.
+   */
+  const parseProblem = async (code: string): Promise<string | undefined> => {
+    const task = await TaskUtils.tryLexParse(DefaultSettings, code);
+    if (task.resultKind === ResultKind.Ok) return undefined;
+    return `${task.stage}: ${task.error.message}`;
+  };
+
+  const secretNames = Object.keys(SECRETS) as Array<keyof ShownSecrets>;
+  const secretSubsets = secretNames.reduce<ShownSecrets[]>(
+    (subsets, name) => [...subsets, ...subsets.map((subset) => ({ ...subset, [name]: SECRETS[name] }))],
+    [{}],
+  );
+  const inputs = secretSubsets.flatMap((secrets) =>
+    [BASE, `https://h.example/o'k"x`].flatMap((baseUrl) =>
+      [[], ['https://client.example/cb']].flatMap((redirectUris) =>
+        [APP.scopes, []].map((scopes) => ({
+          label: `secrets [${Object.keys(secrets).join(', ')}], base ${baseUrl}, ${redirectUris.length} redirect URI(s), ${scopes.length} scope(s)`,
+          given: input({ baseUrl, app: { ...APP, scopes, redirectUris }, secrets }),
+        })),
+      ),
+    ),
+  );
+  const powerQuery = LANGUAGES.find((language) => language.id === 'powerquery')!.id;
+  const snippets = inputs.flatMap(({ label, given }) => [
+    ...AUTH_STYLES.map((style) => ({ name: `auth ${style.id}, ${label}`, code: authSnippet(style.id, powerQuery, given) })),
+    ...PAGINATION_STYLES.map((style) => ({ name: `pagination ${style.id}, ${label}`, code: paginationSnippet(style.id, powerQuery, given) })),
+  ]);
+
+  it('when the parser reads a snippet with a deliberate mistake, then it reports an error (so the test below cannot pass vacuously)', async () => {
+    const good = authSnippet('api_key_header', 'powerquery', input({ secrets: SECRETS }));
+    expect(await parseProblem(good)).toBeUndefined();
+    // A binding without its comma, and a quote escaped the JSON way instead of M's "".
+    const missingComma = good.replace(`ApiKey = "${SECRETS.apiKey}",`, `ApiKey = "${SECRETS.apiKey}"`);
+    const jsonQuote = authSnippet('api_key_header', 'powerquery', input({ baseUrl: 'https://h.example/o"k' })).replace('o""k', 'o\\"k');
+    expect(missingComma).not.toBe(good);
+    expect(jsonQuote).toContain('o\\"k');
+    expect(await parseProblem(missingComma)).toEqual(expect.any(String));
+    expect(await parseProblem(jsonQuote)).toEqual(expect.any(String));
+  });
+
+  it(`when the page shows any of its ${AUTH_STYLES.length + PAGINATION_STYLES.length} styles in Power Query M, in any of ${inputs.length} states, then the M parser reads it without error`, async () => {
+    expect(snippets.length).toBe((AUTH_STYLES.length + PAGINATION_STYLES.length) * inputs.length);
+    const problems: Array<{ name: string; problem: string }> = [];
+    for (const { name, code } of snippets) {
+      const problem = await parseProblem(code);
+      if (problem !== undefined) problems.push({ name, problem });
+    }
+    expect(problems).toEqual([]);
   });
 });
 
