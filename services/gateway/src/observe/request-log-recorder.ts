@@ -9,6 +9,17 @@ import { UsageCounts } from './usage-counts';
  */
 export type RecordedRequest = Omit<identity.RequestLogEntry, 'time'> & { at: number; routeFamily: string };
 
+/**
+ * Entries, and counts, per RecordRequests call: as many as identity takes in
+ * one (its LIMITS.recordBatchMax). Each call costs identity's store the same
+ * few operations whatever it carries (the apps it names, one insert, the
+ * usage upserts), so a flush is as few calls as the limit allows: at 200 a
+ * call, one busy app's second of entries took five. A thousand entries are
+ * about 0.2 MB (1.5 MB with every path and failure at its longest), within a
+ * gRPC message.
+ */
+export const RECORD_BATCH_MAX = 1000;
+
 /** Where batches go: identity's RecordRequests, in the running gateway. */
 export type SendRequestLogs = (entries: identity.RequestLogEntry[], usage: identity.UsageCount[]) => Promise<unknown>;
 
@@ -37,7 +48,7 @@ export class RequestLogRecorder {
     private readonly logger: Logger,
     private readonly capPerApp: number,
     private readonly flushIntervalMs = 1000,
-    private readonly maxBatch = 200,
+    private readonly maxBatch = RECORD_BATCH_MAX,
     private readonly maxPending = 10_000,
     maxUsageKeys?: number,
   ) {

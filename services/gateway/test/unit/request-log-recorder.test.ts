@@ -1,6 +1,6 @@
 import type { identity } from '@sandbox/contracts';
 import { createLogger } from '@sandbox/runtime';
-import { RequestLogRecorder, type RecordedRequest } from '../../src/observe/request-log-recorder';
+import { RECORD_BATCH_MAX, RequestLogRecorder, type RecordedRequest } from '../../src/observe/request-log-recorder';
 
 /** A sink that keeps the batches it is given. */
 function collectingClients() {
@@ -103,6 +103,15 @@ describe('RequestLogRecorder', () => {
     expect(usage.map((counts) => counts.length)).toEqual([2, 2, 1]);
     expect(batches.map((entries) => entries.length)).toEqual([2, 2, 1]);
     expect(total(usage.flat())).toBe(5);
+  });
+
+  it('when one app fills its cap between flushes, then the flush is one call to identity, as many entries as identity takes in one', async () => {
+    const { clients, batches, usage } = collectingClients();
+    const recorder = new RequestLogRecorder(clients, logger, RECORD_BATCH_MAX, 60_000);
+    for (let n = 0; n < RECORD_BATCH_MAX + 5; n++) recorder.record(entry('busy', n));
+    await recorder.stop();
+    expect(batches.map((entries) => entries.length)).toEqual([RECORD_BATCH_MAX]);
+    expect(total(usage.flat())).toBe(RECORD_BATCH_MAX + 5);
   });
 
   it('when flushed, then the buffer starts empty again', async () => {
