@@ -36,12 +36,19 @@ export type SendRequestLogs = (entries: identity.RequestLogEntry[], usage: ident
  * not delivered are kept for the next flush (within their bound). A flush
  * whose answer was lost after identity stored it may so be counted twice:
  * usage is at least once, the log at most once.
+ *
+ * One flush at a time: a tick that finds one still sending is skipped, and
+ * `stop()` waits for the one under way before it sends what is left, so a
+ * clean stop delivers everything held (docs/state.md).
  */
 export class RequestLogRecorder {
   private pending = new Map<string, RecordedRequest[]>();
   private pendingCount = 0;
   private readonly usage: UsageCounts;
   private readonly timer: NodeJS.Timeout;
+  /** The flush under way, or the last one (settled); never rejects. */
+  private flushing: Promise<void> = Promise.resolve();
+  private sending = false;
 
   constructor(
     private readonly send: SendRequestLogs,
@@ -53,7 +60,9 @@ export class RequestLogRecorder {
     maxUsageKeys?: number,
   ) {
     this.usage = new UsageCounts(maxUsageKeys);
-    this.timer = setInterval(() => void this.flush(), this.flushIntervalMs);
+    this.timer = setInterval(() => {
+      if (!this.sending) void this.flush();
+    }, this.flushIntervalMs);
     this.timer.unref();
   }
 
@@ -72,7 +81,21 @@ export class RequestLogRecorder {
     else this.pendingCount++;
   }
 
-  async flush(): Promise<void> {
+  /** Sends what is held now, after the flush under way (if any) has ended. */
+  flush(): Promise<void> {
+    const next = this.flushing.then(async () => {
+      this.sending = true;
+      try {
+        await this.sendHeld();
+      } finally {
+        this.sending = false;
+      }
+    });
+    this.flushing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async sendHeld(): Promise<void> {
     const entries = [...this.pending.values()]
       .flat()
       .map(({ at, routeFamily: _family, ...rest }): identity.RequestLogEntry => ({ ...rest, time: new Date(at).toISOString() }));

@@ -114,6 +114,34 @@ describe('RequestLogRecorder', () => {
     expect(total(usage.flat())).toBe(RECORD_BATCH_MAX + 5);
   });
 
+  it('when a flush is still sending as the gateway stops, then the stop waits for it and then sends what came since', async () => {
+    const sent: string[][] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let sending!: () => void;
+    const firstSending = new Promise<void>((resolve) => (sending = resolve));
+    let calls = 0;
+    const send = async (entries: identity.RequestLogEntry[]) => {
+      if (calls++ === 0) {
+        sending();
+        await held;
+      }
+      sent.push(entries.map((e) => e.requestId));
+    };
+    const recorder = new RequestLogRecorder(send, logger, 10, 60_000);
+    recorder.record(entry('a', 1));
+    const first = recorder.flush();
+    await firstSending;
+    recorder.record(entry('a', 2));
+    let stopped = false;
+    const stopping = recorder.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+    release();
+    await Promise.all([first, stopping]);
+    expect(sent).toEqual([['r1'], ['r2']]);
+  });
+
   it('when flushed, then the buffer starts empty again', async () => {
     const { clients, batches } = collectingClients();
     const recorder = new RequestLogRecorder(clients, logger, 10, 60_000);
