@@ -5,7 +5,10 @@
 // grows by more than its configured caches plus RSS_WARMUP_MIB (what a
 // process takes on once under load: compiled code, a larger heap, socket
 // buffers). Reported: requests/s, p50/p99, the RSS of every process before and
-// after, and the event-loop delay of each process's first replica.
+// after, the event-loop delay of each process's first replica, and the store
+// work (bench/store-figures.mjs): the stores' CPU and the MongoDB and Redis
+// operations they answered, per request (bench/store-work.mjs splits them by
+// route family).
 //
 //   npm run soak                      (60 s; scripts/with-stores.sh provisions the stores)
 //   MONGO_URL=... REDIS_URL=... node bench/soak.mjs [--duration 60] [--connections 100]
@@ -17,6 +20,7 @@ import { join } from 'node:path';
 import { checklist } from './chaos/checklist.mjs';
 import { ROOT, freePort, numberArg, rssMiB } from './lib.mjs';
 import { mixedRequests, runMixedLoad, startReplicatedSandbox } from './mixed-load.mjs';
+import { difference, storeClients, storeCpu, storeProcesses, sum } from './store-figures.mjs';
 
 const duration = numberArg('duration', 60);
 /** What any process may grow by under load besides its caches (measured: up to 70 MiB for a gateway whose page cache filled). */
@@ -41,7 +45,21 @@ try {
   const { requests, signer } = await mixedRequests(sandbox.gateways[0], duration, 'soak');
   const processes = sandbox.processes();
   const rssBefore = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMiB(pid)]));
+  // What the stores did meanwhile (issue #32): their CPU (when they run on this machine) and the operations they answered.
+  const stores = await storeClients(process.env.MONGO_URL, process.env.REDIS_URL);
+  const storePids = storeProcesses(process.env.MONGO_URL, process.env.REDIS_URL);
+  const storesBefore = { cpu: storeCpu(storePids), mongo: await stores.mongoCommands(), redis: await stores.redisCommands() };
   const load = await runMixedLoad(sandbox.gateways, requests, { seconds: duration, connections });
+  const storesAfter = { cpu: storeCpu(storePids), mongo: await stores.mongoCommands(), redis: await stores.redisCommands() };
+  await stores.close();
+  const perRequest = (value) => Math.round((value / load.requests) * 1000) / 1000;
+  const storeCpuSeconds = difference(storesBefore.cpu, storesAfter.cpu);
+  const storeWork = {
+    cpuMsPerRequest: Object.keys(storeCpuSeconds).length ? perRequest(sum(storeCpuSeconds) * 1000) : undefined,
+    cpuMsPerRequestByProcess: Object.fromEntries(Object.entries(storeCpuSeconds).map(([name, seconds]) => [name, perRequest(seconds * 1000)])),
+    mongoOperationsPerRequest: perRequest(sum(difference(storesBefore.mongo, storesAfter.mongo))),
+    redisOperationsPerRequest: perRequest(sum(difference(storesBefore.redis, storesAfter.redis))),
+  };
   const rssAfter = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMiB(pid)]));
   const eventLoop = {};
   for (const [variable, port] of Object.entries(metricsPorts)) eventLoop[variable.replace(/_?METRICS_PORT$/, '').toLowerCase() || 'gateway'] = await eventLoopP99Ms(port);
@@ -65,6 +83,7 @@ try {
     hmacSignaturesExhausted: signer.exhausted,
     rssMiB: Object.fromEntries(Object.keys(processes).map((name) => [name, { before: Math.round(rssBefore[name]), after: Math.round(rssAfter[name]) }])),
     eventLoopP99MsFirstReplica: eventLoop,
+    storeWork,
     checks,
     pass,
   };
