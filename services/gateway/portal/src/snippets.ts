@@ -159,6 +159,8 @@ const m = (value: string) => `"${value.replace(/"/g, '""')}"`;
 
 interface Values {
   base: string;
+  /** The base URL's path (/sandbox behind a prefix, else ""): part of the path a client sends, so of what HMAC signs. */
+  basePath: string;
   appId: string;
   appSecret: string;
   apiKey: string;
@@ -171,6 +173,7 @@ function values(input: SnippetInput): Values {
   const secrets = input.secrets ?? {};
   return {
     base: input.baseUrl.replace(/\/+$/, ''),
+    basePath: basePathOf(input.baseUrl),
     appId: input.app.appId,
     appSecret: secrets.appSecret ?? PLACEHOLDERS.appSecret,
     apiKey: secrets.apiKey ?? PLACEHOLDERS.apiKey,
@@ -179,6 +182,18 @@ function values(input: SnippetInput): Values {
     redirect: snippetRedirectUri(input.app),
   };
 }
+
+/** The path of a base URL without its trailing slash; "" if it is not a URL. */
+function basePathOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+
+/** What every HMAC snippet says it signs: the server checks the path the client sent, a proxy's prefix included. */
+const HMAC_SIGNED = 'Sign "timestamp.METHOD.path": the path as your client sends it on the request line (the base URL\'s path included), without the query string.';
 
 /** Lines joined with newlines, a trailing newline, and nothing for false/undefined entries. */
 const lines = (...parts: Array<string | false | undefined>) => `${parts.filter((p): p is string => typeof p === 'string').join('\n')}\n`;
@@ -289,12 +304,13 @@ function curlAuth(style: AuthStyle, v: Values): string {
         base,
         id,
         key,
-        '# Sign "timestamp.METHOD.path": the path below the base URL, without the query string.',
+        `# ${HMAC_SIGNED}`,
         '# Each signature is accepted once, and two in the same second are the same: sign every request anew.',
-        `SIGNED_PATH=/playground/auth/hmac`,
+        `ROUTE=/playground/auth/hmac`,
+        `SIGNED_PATH=${v.basePath ? sh(v.basePath) : ''}$ROUTE`,
         `TS=$(date +%s)`,
         `SIG=$(printf '%s' "$TS.GET.$SIGNED_PATH" | openssl dgst -sha256 -hmac "$API_KEY" -hex | sed 's/^.*= //')`,
-        `curl -sS -H "x-app-id: $APP_ID" -H "x-timestamp: $TS" -H "x-signature: $SIG" "$BASE$SIGNED_PATH"`,
+        `curl -sS -H "x-app-id: $APP_ID" -H "x-timestamp: $TS" -H "x-signature: $SIG" "$BASE$ROUTE"`,
       );
     case 'digest':
       return lines('# curl answers the first challenge (SHA-256).', base, id, key, `curl -sS --digest -u "$APP_ID:$API_KEY" "$BASE/playground/auth/digest"`);
@@ -448,6 +464,7 @@ function pythonAuth(style: AuthStyle, v: Values): string {
         'import hmac',
         'import json',
         'import time',
+        'from urllib.parse import urlsplit',
         '',
         'import requests',
         '',
@@ -455,12 +472,13 @@ function pythonAuth(style: AuthStyle, v: Values): string {
         id,
         key,
         '',
-        '# Sign "timestamp.METHOD.path": the path below the base URL, without the query string.',
+        `# ${HMAC_SIGNED}`,
         '# Each signature is accepted once, and two in the same second are the same: sign every request anew.',
-        'path = "/playground/auth/hmac"',
+        'route = "/playground/auth/hmac"',
+        'path = urlsplit(BASE).path.rstrip("/") + route',
         'timestamp = str(int(time.time()))',
         'signature = hmac.new(API_KEY.encode(), f"{timestamp}.GET.{path}".encode(), hashlib.sha256).hexdigest()',
-        'response = requests.get(BASE + path, headers={"x-app-id": APP_ID, "x-timestamp": timestamp, "x-signature": signature}, timeout=30)',
+        'response = requests.get(BASE + route, headers={"x-app-id": APP_ID, "x-timestamp": timestamp, "x-signature": signature}, timeout=30)',
         ...show,
       );
     case 'digest':
@@ -634,14 +652,15 @@ function javascriptAuth(style: AuthStyle, v: Values): string {
         id,
         key,
         '',
-        '// Sign "timestamp.METHOD.path": the path below the base URL, without the query string.',
+        `// ${HMAC_SIGNED}`,
         '// Each signature is accepted once, and two in the same second are the same: sign every request anew.',
-        'const path = "/playground/auth/hmac";',
+        'const route = "/playground/auth/hmac";',
+        'const path = new URL(BASE).pathname.replace(/\\/+$/, "") + route;',
         'const timestamp = String(Math.floor(Date.now() / 1000));',
         'const hmacKey = await crypto.subtle.importKey("raw", new TextEncoder().encode(API_KEY), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);',
         'const mac = await crypto.subtle.sign("HMAC", hmacKey, new TextEncoder().encode(`${timestamp}.GET.${path}`));',
         'const signature = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");',
-        'const response = await fetch(BASE + path, { headers: { "x-app-id": APP_ID, "x-timestamp": timestamp, "x-signature": signature } });',
+        'const response = await fetch(BASE + route, { headers: { "x-app-id": APP_ID, "x-timestamp": timestamp, "x-signature": signature } });',
         ...JS_SHOW,
       );
     case 'digest':
@@ -801,12 +820,13 @@ function powerQueryAuth(style: AuthStyle, v: Values): string {
         '            Outer = Binary.FromList(List.Transform(KeyBytes, each Number.BitwiseXor(_, 92)))',
         '        in',
         '            Sha256(Binary.Combine({Outer, Sha256(Binary.Combine({Inner, message}))})),',
-        '    // Sign "timestamp.METHOD.path": the path below the base URL, without the query string.',
-        '    SignedPath = "/playground/auth/hmac",',
+        `    // ${HMAC_SIGNED}`,
+        '    Route = "playground/auth/hmac",',
+        `    SignedPath = ${m(`${v.basePath}/`)} & Route,`,
         '    Timestamp = Text.From(Number.RoundDown(Duration.TotalSeconds(DateTimeZone.UtcNow() - #datetimezone(1970, 1, 1, 0, 0, 0, 0, 0)))),',
         '    Signature = Text.Lower(Binary.ToText(Hmac(Text.ToBinary(ApiKey), Text.ToBinary(Timestamp & ".GET." & SignedPath)), BinaryEncoding.Hex)),',
         `    Answer = Json.Document(Web.Contents(${base}, [`,
-        '        RelativePath = Text.AfterDelimiter(SignedPath, "/"),',
+        '        RelativePath = Route,',
         '        Headers = [#"x-app-id" = AppId, #"x-timestamp" = Timestamp, #"x-signature" = Signature],',
         '        IsRetry = true // never a cached answer: each signature is accepted once',
         '    ]))',

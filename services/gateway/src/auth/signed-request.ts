@@ -13,7 +13,7 @@ export function signedRequestOf(ctx: RouteContext): oauth.SignedRequest {
   for (const [name, value] of ctx.query) params.push({ name, value });
   const form = ctx.body as FormBody | undefined;
   if (form?.pairs) for (const [name, value] of form.pairs) params.push({ name, value });
-  return { method: ctx.method, baseUrl: ctx.baseUrl + ctx.path, params, authorization: ctx.headers.authorization ?? '' };
+  return { method: ctx.method, baseUrl: new URL(ctx.baseUrl).origin + ctx.asSent(ctx.path), params, authorization: ctx.headers.authorization ?? '' };
 }
 
 /** The consumer key a request names (header, query or form), for its request log only: the oauth service checks everything. */

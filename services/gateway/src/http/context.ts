@@ -111,6 +111,18 @@ export class RouteContext {
   }
 
   /**
+   * A path (or path and query) of this request as the client sent it, which
+   * is what it signed (HMAC's path, Digest's uri, OAuth 1.0a's base string
+   * URI): behind a proxy that strips a prefix (/sandbox, said by
+   * X-Forwarded-Prefix with TRUST_PROXY, or the path of PUBLIC_BASE_URL), the
+   * client sent it with the prefix and the gateway sees it without.
+   */
+  asSent(target: string): string {
+    const prefix = new URL(this.baseUrl).pathname.replace(/\/+$/, '');
+    return prefix && target.startsWith('/') ? `${prefix}${target}` : target;
+  }
+
+  /**
    * The client's address: the peer's, or behind a trusted proxy the last
    * X-Forwarded-For entry, which that proxy wrote (earlier entries are the
    * client's own word and could name anyone); a batch item's is its batch's.

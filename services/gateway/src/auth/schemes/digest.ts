@@ -39,7 +39,7 @@ export function digestScheme(clients: BackendClients): AuthScheme {
     async verify(authorization, ctx) {
       const username = digestUsername(authorization);
       if (username) ctx.logAs = { appId: username, style: 'digest' };
-      const answer = await clients.oauth.digestVerify({ method: ctx.method, uri: requestTargetAsSent(ctx), authorization }, { requestId: ctx.requestId });
+      const answer = await clients.oauth.digestVerify({ method: ctx.method, uri: ctx.asSent(ctx.request.url ?? ctx.path), authorization }, { requestId: ctx.requestId });
       // A stale nonce (RFC 7616 3.3): refused with the service's own fresh challenges, which say stale=true.
       if (!answer.check?.ok && answer.wwwAuthenticate.length) {
         throw unauthenticated('invalid_credentials', answer.check?.reason || 'The nonce has expired.').withChallenge(answer.wwwAuthenticate);
@@ -51,14 +51,3 @@ export function digestScheme(clients: BackendClients): AuthScheme {
   };
 }
 
-/**
- * The request-target as the client wrote it, which its Digest `uri` must
- * equal: behind a proxy that strips a prefix (/sandbox, said by
- * X-Forwarded-Prefix or the path of PUBLIC_BASE_URL), the client sent it
- * with the prefix, and the gateway sees it without.
- */
-function requestTargetAsSent(ctx: RouteContext): string {
-  const target = ctx.request.url ?? ctx.path;
-  const prefix = new URL(ctx.baseUrl).pathname.replace(/\/+$/, '');
-  return prefix && target.startsWith('/') ? `${prefix}${target}` : target;
-}

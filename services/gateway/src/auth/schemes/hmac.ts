@@ -7,7 +7,9 @@ const HMAC_CHALLENGE = 'HMAC realm="training-sandbox", algorithm="HMAC-SHA256", 
 /**
  * The HMAC style: x-app-id, x-timestamp and x-signature, the signature being
  * lowercase hex HMAC-SHA256 keyed with the API key over
- * "timestamp.METHOD.path". Never remembered: each signature may be used once.
+ * "timestamp.METHOD.path", the path as the client sent it (behind a
+ * prefix-stripping proxy, with the prefix). Never remembered: each signature
+ * may be used once.
  */
 export function hmacScheme(clients: BackendClients): AuthScheme {
   return {
@@ -24,7 +26,7 @@ export function hmacScheme(clients: BackendClients): AuthScheme {
       const [appId, timestamp, signature] = values as string[];
       ctx.logAs = { appId, style: 'hmac' };
       const { check } = await clients.oauth.verifyHmac(
-        { appId, timestamp, signature, method: ctx.method, path: ctx.path, rawQuery: ctx.rawQuery },
+        { appId, timestamp, signature, method: ctx.method, path: ctx.asSent(ctx.path), rawQuery: ctx.rawQuery },
         { requestId: ctx.requestId },
       );
       return verdictOf('hmac', check);
