@@ -77,11 +77,13 @@ describe('the authentication playground', () => {
       expect((await get('/playground/auth/hmac', hmacHeaders('GET', '/playground/auth/hmac'))).status).toBe(200);
     });
 
-    it('the same signature twice is refused as replayed', async () => {
+    it('when the same signed request is sent twice, then the second is refused (invalid_credentials), saying this exact signature was used and a new timestamp makes a new one', async () => {
       // A timestamp no other test signs with this method and path: the signature is new until it is sent.
       const headers = hmacHeaders('GET', '/playground/auth/hmac', { timestamp: Math.floor(Date.now() / 1000) - 7 });
       expect((await get('/playground/auth/hmac', headers)).status).toBe(200);
-      expectRefused(await get('/playground/auth/hmac', headers), /^HMAC /, /replay/i);
+      const again = expectRefused(await get('/playground/auth/hmac', headers), /^HMAC /, /^Replayed: this exact signature \(of "\d+\.GET\.\/playground\/auth\/hmac"\) was already used/);
+      expect(again.json().error.code).toBe('invalid_credentials');
+      expect(again.json().error.message).toMatch(/A new x-timestamp makes a new signature/);
     });
 
     it('a clock 10 minutes off, a millisecond timestamp, a signed query string and a missing header are each explained', async () => {

@@ -67,7 +67,7 @@ export async function verifyHmac(deps: PlaygroundAuthDeps, request: oauth.Verify
   const first = await deps.store.put(hmacSeenKey(appId, signature), '1', Math.max(HMAC_REPLAY_MARGIN_MS, ttlMs), { onlyIfAbsent: true });
   if (!first) {
     return refused(
-      `Replayed: this signature was already accepted. Each signed request is accepted once; sign every request with the current timestamp (a repeat within the same second needs a new timestamp). ${serverTime}`,
+      `Replayed: this exact signature (of ${JSON.stringify(canonical)}) was already used, and each signature is accepted once. A new x-timestamp makes a new signature: sign again with the current time. Sent twice within the same second, a request carries the same timestamp and so the same signature: wait for the next second, then sign. ${serverTime}`,
     );
   }
   return accepted(app.principal);
