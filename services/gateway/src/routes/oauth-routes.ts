@@ -92,10 +92,15 @@ function members(fields: Record<string, string | number | boolean | undefined>):
 const tokenJson = (t: oauth.TokenResponse) =>
   members({ access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn, refresh_token: t.refreshToken, scope: t.scope });
 
-/** RFC 7662 2.2: an inactive token is {active: false} and nothing else. */
+/**
+ * RFC 7662 2.2: an inactive token is {active: false} and nothing else. A live
+ * token always carries `scope`, "" when its app holds none: the member is
+ * OPTIONAL, but learners' clients read it, and an empty string parses where a
+ * missing key throws.
+ */
 const introspectionJson = (i: oauth.IntrospectResponse) =>
   i.active
-    ? members({ active: true, scope: i.scope, client_id: i.clientId, token_type: i.tokenType, exp: i.exp, iat: i.iat, sub: i.sub, aud: i.aud, iss: i.iss, jti: i.jti })
+    ? { active: true, scope: i.scope, ...members({ client_id: i.clientId, token_type: i.tokenType, exp: i.exp, iat: i.iat, sub: i.sub, aud: i.aud, iss: i.iss, jti: i.jti }) }
     : { active: false };
 
 /** A value the client sent, quoted in an error_description: short, and only the characters RFC 6749 5.2 allows there. */
@@ -231,7 +236,7 @@ const introspection = z
     z
       .object({
         active: z.literal(true),
-        scope: z.string().optional().meta({ description: 'What the token can do now, space-separated.', example: 'hr:read' }),
+        scope: z.string().meta({ description: 'What the token can do now, space-separated; "" when the app holds no scope.', example: 'hr:read' }),
         client_id: z.string().meta({ example: APP_ID }),
         token_type: z.enum(['Bearer', 'refresh_token']),
         exp: z.number().int().meta({ example: 1767229200 }),

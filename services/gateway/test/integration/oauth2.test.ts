@@ -193,6 +193,15 @@ describe('OAuth 2.0 through the gateway', () => {
       expectOAuthError(await post('/oauth/introspect', {}), 400, 'invalid_request');
     });
 
+    it('when the app holds no scope, then a live token introspects with scope "" rather than without the member', async () => {
+      const bare = await createApp(system.baseUrl, session, { scopes: [] });
+      const issued = await token({ grant_type: 'client_credentials' }, { Authorization: basic(bare.appId, bare.appSecret) });
+      expect(issued.status).toBe(200);
+      const live = await post('/oauth/introspect', { token: issued.json().access_token });
+      expect(live.status).toBe(200);
+      expect(live.json()).toMatchObject({ active: true, client_id: bare.appId, scope: '' });
+    });
+
     it('a revoked access token is inactive and refused at the resource', async () => {
       const access = await clientCredentials('hr:read');
       const revoked = await post('/oauth/revoke', { token: access }, { Authorization: basic(app.appId, app.appSecret) });
