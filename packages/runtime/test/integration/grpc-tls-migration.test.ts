@@ -16,6 +16,7 @@ import {
   type GrpcTransport,
   type PromiseClient,
   type Registry,
+  type Resolve,
   type RunningGrpcService,
 } from '@sandbox/runtime';
 import { tlsDirectory } from '@sandbox/testing';
@@ -56,7 +57,7 @@ interface TestServer {
 const servers = new Map<GrpcTlsSetting, TestServer>();
 const open: { close(): void }[] = [];
 
-async function startDataServer(setting: GrpcTlsSetting): Promise<TestServer> {
+async function startDataServer(setting: GrpcTlsSetting, host = '127.0.0.1', port = 0): Promise<TestServer> {
   const logs: TestServer['logs'] = [];
   const logger = createLogger('data', 'info', { write: (line: string) => void logs.push(JSON.parse(line)) });
   const registry = createMetricsRegistry();
@@ -73,8 +74,8 @@ async function startDataServer(setting: GrpcTlsSetting): Promise<TestServer> {
     protoService: 'sandbox.data.v1.DataService',
     definition: data.DataServiceService,
     implementation,
-    host: '127.0.0.1',
-    port: 0,
+    host,
+    port,
     tls: await settingOf(setting, 'data'),
     logger,
     dependencies: [],
@@ -203,5 +204,81 @@ describe('stopping a server that takes both protocols', () => {
       connect(server.service.port, '127.0.0.1', () => resolve('connected')).once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
     });
     expect(refused).toBe('ECONNREFUSED');
+  });
+});
+
+/*
+ * One roll of the upgrade path, in small: two replicas of a service behind
+ * one name, called without pause by a caller of the old setting and, from
+ * the middle of the roll, one of the new, while each replica in turn leaves
+ * the name (as a pod leaves its headless Service's endpoints), stops
+ * gracefully and comes back with the new setting. Not one call may fail.
+ */
+describe('a roll from one setting to the next under calls', () => {
+  const HOST = 'roll-test.invalid';
+
+  async function roll(from: GrpcTlsSetting, to: GrpcTlsSetting, transport: GrpcTransport) {
+    const replicas: TestServer[] = [];
+    let port = 0;
+    for (let attempt = 1; replicas.length < 2; attempt++) {
+      try {
+        const replica = await startDataServer(from, `127.0.0.${replicas.length + 1}`, port);
+        port = replica.service.port;
+        replicas.push(replica);
+      } catch (error) {
+        // the port the first took is taken on the second address: start again on another
+        await Promise.all(replicas.splice(0).map((r) => r.service.stop()));
+        port = 0;
+        if (attempt >= 5) throw error;
+      }
+    }
+    const hosts = ['127.0.0.1', '127.0.0.2'];
+    const resolve: Resolve = async () => [...hosts];
+    const client = async (setting: GrpcTlsSetting) => {
+      const target = transport === 'stream' ? `${HOST}:${port}` : `ipv4:127.0.0.1:${port},127.0.0.2:${port}`;
+      const made = promiseClient(data.DataServiceClient, data.DataServiceService, target, 'data', 5000, { tls: await settingOf(setting, 'gateway') }, { transport, resolve });
+      open.push(made);
+      return made;
+    };
+    const failures: string[] = [];
+    let calls = 0;
+    let running = true;
+    const keepCalling = async (caller: PromiseClient<data.DataServiceClient>, until: () => boolean) => {
+      while (running && !until()) {
+        calls += 1;
+        await caller.getCatalog({}).catch((error: { status?: number; message: string }) => failures.push(`${error.status}: ${error.message}`));
+      }
+    };
+    const oldCaller = await client(from);
+    let oldDone = false;
+    const loops = [0, 1, 2, 3].map(() => keepCalling(oldCaller, () => oldDone));
+    await new Promise((r) => setTimeout(r, 200));
+    for (const [i, host] of hosts.slice().entries()) {
+      hosts.splice(hosts.indexOf(host), 1);
+      await new Promise((r) => setTimeout(r, 100));
+      await replicas[i]!.service.stop();
+      replicas[i] = await startDataServer(to, host, port);
+      hosts.push(host);
+      if (i === 0) {
+        // a caller of the new setting joins while the old one still calls
+        const newCaller = await client(to);
+        loops.push(...[0, 1].map(() => keepCalling(newCaller, () => false)));
+      }
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    oldDone = true;
+    await new Promise((r) => setTimeout(r, 200));
+    running = false;
+    await Promise.all(loops);
+    await Promise.all(replicas.map((r) => r.service.stop()));
+    return { calls, failures };
+  }
+
+  describe.each(TRANSPORTS)('over the %s transport', (transport) => {
+    it.each(STEPS)('when two replicas roll from GRPC_TLS=%s to %s while callers of both settings call, then no call fails', async (from, to) => {
+      const { calls, failures } = await roll(from, to, transport);
+      expect(failures).toEqual([]);
+      expect(calls).toBeGreaterThan(50);
+    });
   });
 });
