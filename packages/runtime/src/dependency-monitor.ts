@@ -83,6 +83,7 @@ interface Watched {
 export class DependencyMonitor {
   private readonly watched: Watched[];
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     dependencies: Dependency[],
@@ -107,11 +108,13 @@ export class DependencyMonitor {
   /** Checks everything once (a dependency that does not answer then counts as down), then keeps checking in the background. */
   async start(): Promise<void> {
     await this.checkAll();
+    if (this.stopped) return; // stopped while the first check ran
     this.timer = setInterval(() => void this.checkAll(), this.intervalMs);
     this.timer.unref();
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 

@@ -454,6 +454,7 @@ export class ReadinessWatch implements ReadinessView {
   private readonly ownRedis: Redis | undefined;
   private readonly ownStores: DependencyMonitor | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(private readonly options: ReadinessWatchOptions) {
     this.intervalMs = options.intervalMs ?? READINESS_CHECK_INTERVAL_MS;
@@ -468,13 +469,19 @@ export class ReadinessWatch implements ReadinessView {
     }
   }
 
-  /** The first round (bounded by the check timeout, so a gateway starts whatever is down), then one every interval. */
+  /**
+   * The first round, so the first answer already has verdicts, then one
+   * every interval. Bounded (twice the check timeout): a gateway starts
+   * whatever is down, slow to resolve or slow to answer.
+   */
   async start(): Promise<void> {
+    const until = Date.now() + 2 * this.options.timeoutMs;
     // Commands are refused until the connection is up (REDIS_FAIL_FAST): the first check waits for it, as long as a check waits.
     const connected = this.ownRedis ? settlesWithin(this.ownRedis.connect().catch(() => undefined), this.options.timeoutMs) : undefined;
-    await Promise.all([...this.services.map((service) => service.round()), connected?.then(() => this.ownStores?.start())]);
-    const until = Date.now() + this.options.timeoutMs;
+    const first = Promise.all([...this.services.map((service) => service.round()), connected?.then(() => (this.stopped ? undefined : this.ownStores?.start()))]);
+    await settlesWithin(first, this.options.timeoutMs);
     while (!this.services.every((service) => service.settled()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    if (this.stopped) return;
     this.timer = setInterval(() => void this.round(), this.intervalMs);
     this.timer.unref();
   }
@@ -490,6 +497,7 @@ export class ReadinessWatch implements ReadinessView {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
     this.ownStores?.stop();
     this.ownRedis?.disconnect();
