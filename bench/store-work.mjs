@@ -16,13 +16,15 @@
 //     replicated sandbox's requests/s over the embedded default's, per round.
 // Before each phase's figures are taken, the sandbox is left SETTLE seconds
 // for the gateways' request-log flushes (every second) and identity's owed
-// trims (5 s after) of the phase to land in it, and the background work of an
-// idle sandbox (health pings, sweeps, monitors; measured per round over the
-// same time) is subtracted.
+// trims (5 s after) of the phase to land in it. What the idle sandboxes do
+// anyway (health checks, each identity's sweep every minute, the gateways'
+// polls) is measured once, over IDLE seconds with every sandbox idle, and
+// its rate over the phase's time subtracted: a sweep is a scan of a whole
+// collection, and a window shorter than its minute catches it or not.
 //
 //   npm run bench:store-work             (provisions the stores, as the soak does)
 //   MONGO_URL=... REDIS_URL=... node bench/store-work.mjs [--rounds 3] [--duration 8]
-//     [--mix-duration 20] [--connections 100] [--settle 6] [--families data-api-key,portal]
+//     [--mix-duration 20] [--connections 100] [--settle 6] [--idle 60] [--families data-api-key,portal]
 //     [--targets embedded,replicated] [--no-mix] [--before DIR]
 //
 // --before DIR adds a third sandbox, `before`: REPLICAS=2 with the same stores
@@ -53,6 +55,7 @@ const duration = numberArg('duration', 8);
 const mixDuration = numberArg('mix-duration', 20);
 const connections = numberArg('connections', 100);
 const settleMs = numberArg('settle', 6) * 1000;
+const idleMs = numberArg('idle', 60) * 1000;
 const listArg = (name) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1].split(',') : undefined;
@@ -233,6 +236,12 @@ if (targets.some((name) => name !== 'embedded') && (!process.env.MONGO_URL || !p
 }
 
 const started = [];
+// Interrupted: the sandboxes go with this process, not left running.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    Promise.allSettled(started.map((target) => target.sandbox.stop())).then(() => process.exit(130));
+  });
+}
 try {
   for (const name of targets) started.push(await start(name));
   const found = started.find((t) => t.name !== 'embedded')?.storeProcesses;
@@ -241,16 +250,17 @@ try {
   /** runs[target][family] = per-round figures; mixRuns[target] likewise. */
   const runs = Object.fromEntries(started.map((t) => [t.name, {}]));
   const mixRuns = Object.fromEntries(started.map((t) => [t.name, []]));
+  // Every sandbox idle at once: the background of each (its counted operations) and of the stores (all of it).
+  await sleep(settleMs);
+  const idleStart = await Promise.all(started.map(snapshot));
+  await sleep(idleMs);
+  const idle = Object.fromEntries(await Promise.all(started.map(async (target, i) => [target.name, between(idleStart[i], await snapshot(target))])));
   const loads = [];
   for (let round = 0; round < rounds; round++) {
     loads.push(loadavg()[0]);
     // The order of the sandboxes swaps every round: neither always runs on a machine the other just warmed or loaded.
     const order = round % 2 === 0 ? started : [...started].reverse();
-    const idle = {};
     for (const target of order) {
-      const idleBefore = await snapshot(target);
-      await sleep(duration * 1000 + settleMs);
-      idle[target.name] = between(idleBefore, await snapshot(target));
       for (const family of familyNames) {
         const before = await snapshot(target);
         const load = await loadOver(target.gateways, [{ family, ...target.requests[family] }], duration);
@@ -327,6 +337,13 @@ try {
     mixDuration,
     connections,
     settleSeconds: settleMs / 1000,
+    // What was subtracted: every store's and each sandbox's background, per second, with every sandbox idle.
+    background: Object.fromEntries(
+      Object.entries(idle).map(([name, work]) => {
+        const rate = (counts) => round2(sum(counts) / work.seconds);
+        return [name, { seconds: work.seconds, countedPerSecond: rate(work.counted), mongoPerSecond: rate(work.mongo), redisPerSecond: rate(work.redis), storeCpuPerSecond: rate(work.storeCpu), mongoByCommand: work.mongo }];
+      }),
+    ),
     families: Object.fromEntries(familyNames.map((f) => [f, `${started[0].requests[f].method ?? 'GET'} ${started[0].requests[f].path.replace(/cursor=[^&]+/, 'cursor=…')}`])),
     byFamily,
     mix,
