@@ -134,7 +134,7 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
     const answers = await atOnce(60, (gateway) => rawRequest(`${gateway}/playground/data/hr/employees?page_size=1`, { headers: { 'x-api-key': app.apiKey } }));
     expect(tally(answers)).toEqual({ 200: 60 });
 
-    const parts = () => db.collection('usage').find({ app: app.id }).toArray();
+    const parts = () => db.collection<{ requests?: unknown; day?: string; authStyle?: string; routeFamily?: string }>('usage').find({ app: app.id }).toArray();
     const sum = (docs: { requests?: unknown }[]) => docs.reduce((total, doc) => total + Number(doc.requests), 0);
     await eventually(parts, (docs) => sum(docs) >= 60, 30_000, 250);
     // Two more flush intervals with nothing sent: a count delivered twice would show now.

@@ -44,7 +44,7 @@ describe('the data endpoint: who may read a page (docs/data.md, Access)', () => 
   });
 
   it('when a wrong credential is sent, then 401 invalid_credentials with the same challenges, each with its error', async () => {
-    for (const headers of [{ Authorization: 'Bearer bt_wrong' }, { 'x-api-key': 'ak_wrong' }]) {
+    for (const headers of [{ Authorization: 'Bearer bt_wrong' }, { 'x-api-key': 'ak_wrong' }] as Record<string, string>[]) {
       expect(await challenges(page, headers)).toEqual({
         status: 401,
         code: 'invalid_credentials',
