@@ -306,7 +306,8 @@ async function probe(gateway, { route, needs, readiness, path, headers }, elapse
   try {
     const res = await fetch(`${gateway}${path}`, { headers, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     const body = await res.text();
-    return { route, needs, readiness, sentMs, answeredMs: elapsed(), status: res.status, body: body.slice(0, 300) };
+    // Readiness bodies are parsed (they name what is down, and now each part's age): kept whole; others cut for the report.
+    return { route, needs, readiness, sentMs, answeredMs: elapsed(), status: res.status, body: readiness ? body : body.slice(0, 300) };
   } catch (error) {
     return { route, needs, readiness, sentMs, answeredMs: elapsed(), status: 0, error: error.name === 'TimeoutError' ? 'client timeout' : error.message };
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
+import { credentials, Metadata } from '@grpc/grpc-js';
 import { data } from '@sandbox/contracts';
 import {
   createLogger,
@@ -94,7 +94,7 @@ async function clientOf(caller: string, setting: GrpcTlsSetting, server: GrpcTls
 /** The status one GetCatalog call ends with (0 for an answer). */
 async function statusOf(client: PromiseClient<data.DataServiceClient>): Promise<number> {
   try {
-    await client.getCatalog({});
+    await client.getCatalog({ rootUrl: '' });
     return GrpcStatus.OK;
   } catch (error) {
     return (error as { status?: number }).status ?? -1;
@@ -159,7 +159,7 @@ describe('a TLS caller without a client certificate', () => {
     const client = new data.DataServiceClient(`127.0.0.1:${servers.get(setting)!.service.port}`, credentials.createSsl(ca), { 'grpc.ssl_target_name_override': 'data' });
     open.push(client);
     const status = await new Promise<number>((resolve) => {
-      client.getCatalog({}, { deadline: Date.now() + 3000 }, (error) => resolve(error ? error.code : GrpcStatus.OK));
+      client.getCatalog({ rootUrl: '' }, new Metadata(), { deadline: Date.now() + 3000 }, (error) => resolve(error ? error.code : GrpcStatus.OK));
     });
     expect(status).toBe(GrpcStatus.UNAVAILABLE);
   });
@@ -193,7 +193,7 @@ describe('stopping a server that takes both protocols', () => {
     });
     const closed = new Promise((resolve) => silent.once('close', resolve));
 
-    const inFlight = [plain.describePack({ pack: 'hr' }), tls.describePack({ pack: 'hr' })];
+    const inFlight = [plain.describePack({ pack: 'hr', rootUrl: '' }), tls.describePack({ pack: 'hr', rootUrl: '' })];
     await new Promise((resolve) => setTimeout(resolve, 100));
     const started = Date.now();
     await server.service.stop();
@@ -246,7 +246,7 @@ describe('a roll from one setting to the next under calls', () => {
     const keepCalling = async (caller: PromiseClient<data.DataServiceClient>, until: () => boolean) => {
       while (running && !until()) {
         calls += 1;
-        await caller.getCatalog({}).catch((error: { status?: number; message: string }) => failures.push(`${error.status}: ${error.message}`));
+        await caller.getCatalog({ rootUrl: '' }).catch((error: { status?: number; message: string }) => failures.push(`${error.status}: ${error.message}`));
       }
     };
     const oldCaller = await client(from);
