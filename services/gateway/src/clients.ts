@@ -1,5 +1,5 @@
-import { data, health, identity, oauth, playground } from '@sandbox/contracts';
-import { promiseClient, type CallMetrics, type PromiseClient, type ServiceName } from '@sandbox/runtime';
+import { data, identity, oauth, playground } from '@sandbox/contracts';
+import { promiseClient, type CallMetrics, type PromiseClient } from '@sandbox/runtime';
 import type { GatewayConfig } from './config';
 
 /** The gateway's only way to reach the services: promise adapters with deadlines. */
@@ -8,33 +8,24 @@ export interface BackendClients {
   oauth: PromiseClient<oauth.OAuthServiceClient>;
   data: PromiseClient<data.DataServiceClient>;
   playground: PromiseClient<playground.PlaygroundServiceClient>;
-  health: Record<ServiceName, PromiseClient<health.HealthClient>>;
 }
 
 /**
- * `metrics` counts the calls of the four service clients; readiness health
- * checks are not counted (nor are they on the servers), and stay plain unary
- * calls of the standard health service whatever GRPC_TRANSPORT says.
+ * `metrics` counts the calls of the four service clients. (Readiness keeps
+ * health connections of its own, one per replica: readiness.ts.)
  */
 export function createBackendClients(config: GatewayConfig, metrics?: CallMetrics): BackendClients {
   const { peers, grpcDeadlineMs: deadline } = config;
   const security = { tls: config.grpcTls };
-  const healthClient = (name: ServiceName) => promiseClient(health.HealthClient, health.HealthService, peers[name], name, deadline, security);
   const options = { metrics, transport: config.grpcTransport };
   return {
     identity: promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, peers.identity, 'identity', deadline, security, options),
     oauth: promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, peers.oauth, 'oauth', deadline, security, options),
     data: promiseClient(data.DataServiceClient, data.DataServiceService, peers.data, 'data', deadline, security, options),
     playground: promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, peers.playground, 'playground', deadline, security, options),
-    health: {
-      identity: healthClient('identity'),
-      oauth: healthClient('oauth'),
-      data: healthClient('data'),
-      playground: healthClient('playground'),
-    },
   };
 }
 
 export function closeBackendClients(clients: BackendClients): void {
-  for (const client of [clients.identity, clients.oauth, clients.data, clients.playground, ...Object.values(clients.health)]) client.close();
+  for (const client of [clients.identity, clients.oauth, clients.data, clients.playground]) client.close();
 }
