@@ -58,6 +58,12 @@ export class RequestLogTrims {
     return due;
   }
 
+  /** Owes the app a trim at `atMs` (one that could not start now), unless it is owed one sooner. */
+  owe(app: string, atMs: number): void {
+    const owed = this.owed.get(app);
+    if (owed === undefined || atMs < owed) this.owed.set(app, atMs);
+  }
+
   /** When the next owed trim falls due; undefined when none is owed. */
   nextOwedAt(): number | undefined {
     let next: number | undefined;

@@ -26,6 +26,14 @@ export interface RequestLogPage {
 const PATH_MAX = 2048;
 /** How often at most one app's log is trimmed back to its cap (request-log-trims.ts). */
 export const TRIM_INTERVAL_MS = 5_000;
+/**
+ * Trims one identity process runs at once. A trim reads the app's entries
+ * (on FerretDB, each of them decoded, for every trim: see
+ * docs/reliability.md), so on a busy store one can take seconds; trims
+ * started regardless piled up behind each other, 26 scans of one log at
+ * once, and held FerretDB's connections from everyone else.
+ */
+export const TRIMS_AT_ONCE = 2;
 const FAILURE_MAX = 500;
 const clip = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
 
@@ -91,6 +99,10 @@ export class RequestLogService {
   private readonly trims: RequestLogTrims;
   /** Set while an owed trim waits for its interval to end (request-log-trims.ts), for the earliest. */
   private owedTimer: { timer: NodeJS.Timeout; at: number } | undefined;
+  /** The trims under way in this process, by app: one per app, at most TRIMS_AT_ONCE. */
+  private readonly trimming = new Map<string, Promise<void>>();
+  /** The orphan sweep under way, if any: a sweep slower than its interval is not started again beside itself. */
+  private sweeping: Promise<number> | undefined;
 
   constructor(
     private readonly logs: RequestLogStore,
@@ -98,16 +110,19 @@ export class RequestLogService {
     private readonly capPerApp: number,
     private readonly tokens: PageTokens,
     now?: () => Date,
-    trimIntervalMs = TRIM_INTERVAL_MS,
+    private readonly trimIntervalMs = TRIM_INTERVAL_MS,
   ) {
     this.now = now ?? (() => new Date());
     this.trims = new RequestLogTrims(capPerApp, trimIntervalMs);
   }
 
   /**
-   * Stores the (newest) entries of apps that still exist and trims to its cap
-   * each app whose trim is due; how many were kept. `apps`: the batch's apps
-   * when the caller has read them already (RecordedRequests), else read here.
+   * Stores the (newest) entries of apps that still exist and starts the trim
+   * to its cap of each app whose trim is due; how many were kept. The trims
+   * run after the answer (a gateway's flush waits for the insert only, so a
+   * slow trim never turns a stored batch into a failed one the gateway would
+   * count again). `apps`: the batch's apps when the caller has read them
+   * already (RecordedRequests), else read here.
    */
   async record(inputs: readonly RequestLogInput[], apps?: BatchApps): Promise<number> {
     if (inputs.length > LIMITS.recordBatchMax) {
@@ -124,9 +139,33 @@ export class RequestLogService {
     await this.logs.append(records);
     const arrived = new Map<string, number>();
     for (const { app } of records) arrived.set(app, (arrived.get(app) ?? 0) + 1);
-    for (const app of this.trims.arrived(arrived, now.getTime())) await this.logs.trim(app, this.capPerApp);
+    for (const app of this.trims.arrived(arrived, now.getTime())) this.startTrim(app);
     this.scheduleOwedTrims();
     return records.length;
+  }
+
+  /**
+   * Trims one app in the background. An app already being trimmed is left to
+   * that trim (what arrives after it began makes the app due again); beyond
+   * TRIMS_AT_ONCE the trim is owed for one interval later.
+   */
+  private startTrim(app: string): void {
+    if (this.trimming.has(app)) return;
+    if (this.trimming.size >= TRIMS_AT_ONCE) {
+      this.trims.owe(app, this.now().getTime() + this.trimIntervalMs);
+      return;
+    }
+    // A failed trim is not tried again: the app's next entries or its owner's next read trim it.
+    const trim = this.logs
+      .trim(app, this.capPerApp)
+      .then(() => undefined, () => undefined)
+      .finally(() => this.trimming.delete(app));
+    this.trimming.set(app, trim);
+  }
+
+  /** Resolves once the trims under way have ended (tests wait for it). */
+  async trimsSettled(): Promise<void> {
+    while (this.trimming.size > 0) await Promise.all(this.trimming.values());
   }
 
   /** One timer for the earliest owed trim, off the request path; it schedules the next when it has run. */
@@ -136,17 +175,14 @@ export class RequestLogService {
     if (this.owedTimer) clearTimeout(this.owedTimer.timer);
     const timer = setTimeout(() => {
       this.owedTimer = undefined;
-      void this.trimOwed();
+      this.trimOwed();
     }, Math.max(0, at - this.now().getTime()));
     timer.unref();
     this.owedTimer = { timer, at };
   }
 
-  private async trimOwed(): Promise<void> {
-    for (const app of this.trims.owedDue(this.now().getTime())) {
-      // Not tried again: the app's next entries or its owner's next read trim it (and after a stop, nothing should).
-      await this.logs.trim(app, this.capPerApp).catch(() => undefined);
-    }
+  private trimOwed(): void {
+    for (const app of this.trims.owedDue(this.now().getTime())) this.startTrim(app);
     this.scheduleOwedTrims();
   }
 
@@ -179,8 +215,14 @@ export class RequestLogService {
    * being deleted, or a deletion whose log clean-up failed half-way.
    */
   async removeOrphans(): Promise<number> {
+    this.sweeping ??= this.sweepOrphans().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweepOrphans(): Promise<number> {
     const apps = await this.logs.appIds();
     const existing = await this.apps.existingIds(apps);
     return this.logs.deleteForApps(apps.filter((app) => !existing.has(app)));
   }
+
 }

@@ -55,6 +55,7 @@ describe('request-log entries per app', () => {
     expect(await logStore.count(appId)).toBe(10);
     now = new Date(start.getTime() + 5_000);
     await jest.advanceTimersByTimeAsync(1);
+    await service.trimsSettled();
     expect(await logStore.count(appId)).toBe(8);
   });
 

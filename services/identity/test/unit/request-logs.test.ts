@@ -160,7 +160,85 @@ describe('trimming to the cap', () => {
     now = new Date(now.getTime() + 5_000);
     await record(2);
     expect(trims).toHaveBeenCalledTimes(2);
+    await service.trimsSettled();
     expect(await logStore.count(app.id)).toBe(8);
+  });
+
+  describe('on a slow store', () => {
+    let logStore: MemoryRequestLogStore;
+    let service: RequestLogService;
+    let apps: AppService;
+    let now: Date;
+    /** Trims wait for `release` (a store busy elsewhere); each call noted by app. */
+    let release: () => void;
+    let started: string[];
+    beforeEach(() => {
+      const appStore = new MemoryAppStore();
+      logStore = new MemoryRequestLogStore();
+      now = new Date('2030-01-01T00:00:00Z');
+      service = new RequestLogService(logStore, appStore, 4, new PageTokens(randomBytes(32)), () => now, 5_000);
+      apps = new AppService({ apps: appStore, logs: logStore, usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+      started = [];
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const trim = logStore.trim.bind(logStore);
+      jest.spyOn(logStore, 'trim').mockImplementation(async (app, cap) => {
+        started.push(app);
+        await held;
+        return trim(app, cap);
+      });
+    });
+    const record = (app: string, count: number) =>
+      service.record(Array.from({ length: count }, (_, i) => ({ app, appId: '', time: new Date(now.getTime() - i).toISOString(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 1, requestId: '', failure: '' })));
+
+    it('when a trim is slow, then the batch is stored and answered without waiting for it', async () => {
+      const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+      expect(await record(app.id, 3)).toBe(3);
+      expect(started).toEqual([app.id]);
+      expect(await record(app.id, 3)).toBe(3);
+      expect(await logStore.count(app.id)).toBe(6);
+      release();
+      await service.trimsSettled();
+      expect(await logStore.count(app.id)).toBe(4);
+    });
+
+    it('when an app is due again while its trim still runs, then no second trim of it starts; beyond the limit, other apps are owed theirs', async () => {
+      const created = await Promise.all(['a', 'b', 'c'].map((name) => apps.create('owner-a', { name, description: '', redirectUris: [] })));
+      const [a, b, c] = created.map(({ app }) => app.id) as [string, string, string];
+      await record(a, 4);
+      now = new Date(now.getTime() + 5_000);
+      await record(a, 4); // due again by count and by time, but its trim still runs
+      await record(b, 4);
+      await record(c, 4); // the limit (TRIMS_AT_ONCE, 2) is reached: c is owed
+      expect(started).toEqual([a, b]);
+      release();
+      await service.trimsSettled();
+      now = new Date(now.getTime() + 5_000);
+      await record(c, 1); // its owed time has come: the next batch's scheduling finds it due
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await service.trimsSettled();
+      expect(started).toEqual([a, b, c]);
+      expect(await logStore.count(c)).toBe(4);
+    });
+  });
+});
+
+describe('the orphan sweep', () => {
+  it('when a sweep is slower than its interval, then the next one joins it rather than starting a second', async () => {
+    const appStore = new MemoryAppStore();
+    const logStore = new MemoryRequestLogStore();
+    const service = new RequestLogService(logStore, appStore, 4, new PageTokens(randomBytes(32)));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const appIds = logStore.appIds.bind(logStore);
+    const reads = jest.spyOn(logStore, 'appIds').mockImplementation(async () => {
+      await held;
+      return appIds();
+    });
+    const first = service.removeOrphans();
+    const second = service.removeOrphans();
+    release();
+    expect(await Promise.all([first, second])).toEqual([0, 0]);
+    expect(reads).toHaveBeenCalledTimes(1);
   });
 });
 
