@@ -25,11 +25,12 @@
 //   npm run bench:store-work             (provisions the stores, as the soak does)
 //   MONGO_URL=... REDIS_URL=... node bench/store-work.mjs [--rounds 3] [--duration 8]
 //     [--mix-duration 20] [--connections 100] [--settle 6] [--idle 60] [--families data-api-key,portal]
-//     [--targets embedded,replicated] [--no-mix] [--before DIR]
+//     [--targets embedded,replicated] [--no-mix] [--before DIR] [--build NAME=DIR ...]
 //
 // --before DIR adds a third sandbox, `before`: REPLICAS=2 with the same stores
 // (a database of its own), run from another checkout's build (e.g. the commit
 // before a change, built), so a change is judged against it within one run.
+// --build NAME=DIR (repeatable) adds one more such sandbox, named NAME.
 //
 // Goals (issue #32), judged on the replicated sandbox's medians: a data page
 // or playground request with a valid credential at most 0.05 MongoDB
@@ -61,11 +62,15 @@ const listArg = (name) => {
   return i > 0 ? process.argv[i + 1].split(',') : undefined;
 };
 const onlyFamilies = listArg('families');
-const beforeRoot = (() => {
-  const i = process.argv.indexOf('--before');
-  return i > 0 ? process.argv[i + 1] : undefined;
-})();
-const targets = listArg('targets') ?? ['embedded', 'replicated', ...(beforeRoot ? ['before'] : [])];
+/** Other checkouts' builds to run as replicated sandboxes: name → directory. */
+const builds = Object.fromEntries(
+  process.argv.flatMap((arg, i) => {
+    if (process.argv[i - 1] === '--before') return [['before', arg]];
+    if (process.argv[i - 1] === '--build') return [arg.split(/=(.*)/s).slice(0, 2)];
+    return [];
+  }),
+);
+const targets = listArg('targets') ?? ['embedded', 'replicated', ...Object.keys(builds)];
 const withMix = !process.argv.includes('--no-mix');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -213,7 +218,7 @@ function perRequest(work, idle, requests) {
 async function start(name) {
   const ports = {};
   for (const variable of ['METRICS_PORT', 'IDENTITY_METRICS_PORT', 'OAUTH_METRICS_PORT', 'DATA_METRICS_PORT', 'PLAYGROUND_METRICS_PORT']) ports[variable] = String(await freePort());
-  const sandbox = name === 'embedded' ? await startSandbox(ports) : await startReplicatedSandbox(`store-work-${name}`, ports, process.env, name === 'before' ? beforeRoot : undefined);
+  const sandbox = name === 'embedded' ? await startSandbox(ports) : await startReplicatedSandbox(`store-work-${name}`, ports, process.env, builds[name]);
   const gateways = sandbox.gateways ?? [sandbox.baseUrl];
   const expected = name === 'embedded' ? 5 : 10;
   let metrics = metricsUrls(sandbox.logFile);
@@ -348,7 +353,9 @@ try {
     byFamily,
     mix,
     mixReplicatedVsEmbedded: ratio,
-    ...(mixRuns.before?.length ? { mixBeforeVsEmbedded: rpsRatio('before', 'embedded'), mixReplicatedVsBefore: rpsRatio('replicated', 'before') } : {}),
+    // Every other build's mix against the embedded default and against this build's.
+    mixBuildsVsEmbedded: Object.fromEntries(Object.keys(builds).map((name) => [name, rpsRatio(name, 'embedded')])),
+    mixReplicatedVsBuilds: Object.fromEntries(Object.keys(builds).map((name) => [name, rpsRatio('replicated', name)])),
     goals,
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
