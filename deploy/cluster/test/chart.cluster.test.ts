@@ -408,6 +408,22 @@ describe('the chart on a real one-node Kubernetes', () => {
     }
   });
 
+  test("the operators' CLI in each gateway pod's admin container: its own certificate lets it act, audited as cli; from the gateway's container, with the gateway's certificate, identity refuses it", async () => {
+    const gateway = (await pods(EXT_NS, 'gateway')).filter(ready)[0]!;
+    expect(gateway.spec.containers.map((c: { name: string }) => c.name)).toEqual(['gateway', 'admin']);
+    const admin = (...args: string[]) => kubectl('-n', EXT_NS, 'exec', gateway.metadata.name, '-c', 'admin', '--', 'sandbox-admin', ...args);
+    expect(JSON.parse(await admin('users', '--json'))).toMatchObject({ users: expect.any(Array), total: expect.any(Number) });
+    // The usage export is an audited read: the audit log names whom identity verified.
+    await admin('usage', '--json');
+    const [latest] = JSON.parse(await admin('audit', '--json', '--page-size', '1')).entries;
+    expect(latest).toMatchObject({ action: 'usage.export', actor: { kind: 'cli', id: 'cli', statedUser: expect.stringContaining('@') } });
+    const refused = await kubectl('-n', EXT_NS, 'exec', gateway.metadata.name, '-c', 'gateway', '--', 'sandbox-admin', 'users').then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/\(operator_required\)/);
+  });
+
   test('helm upgrade rotating PAGE_TOKEN_KEY under load: zero failed requests, only data rolls, every other generated key kept (lookup on a real API server)', async () => {
     const secretName = `${fullname(RELEASE)}-secrets`;
     const before = await secretData(EXT_NS, secretName);

@@ -259,7 +259,10 @@ export async function runCli(argv: readonly string[], io: CliOutput, env: NodeJS
  * gateway's (with it, identity refuses every command: operator_required).
  */
 function cliEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return env.GRPC_TLS_DIR || !env.GRPC_TLS_RUN_DIR ? env : { ...env, GRPC_TLS_DIR: join(env.GRPC_TLS_RUN_DIR, 'cli') };
+  const own = env.GRPC_TLS_DIR || !env.GRPC_TLS_RUN_DIR ? env : { ...env, GRPC_TLS_DIR: join(env.GRPC_TLS_RUN_DIR, 'cli') };
+  // Its certificate is its only credential, so it calls with it whenever the services take it:
+  // under accept-tls (whose processes still call in plaintext) it calls as send-tls does.
+  return own.GRPC_TLS === 'accept-tls' ? { ...own, GRPC_TLS: 'send-tls' } : own;
 }
 const NOT_THE_CLI_CERTIFICATE =
   '\nadmin: identity knows the CLI by its own certificate (spiffe://training-sandbox/cli) in GRPC_TLS_DIR: run it in the chart\'s admin container, compose\'s admin service, or beside npm start with GRPC_TLS_RUN_DIR (docs/operators.md).';

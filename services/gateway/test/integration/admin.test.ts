@@ -376,6 +376,11 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       expect(log.stdout.split('\n')[1]).toMatch(/cli:cli \(says .+@.+\)/);
     });
 
+    it('when the CLI runs under GRPC_TLS=accept-tls (the first step of a migration, whose processes still call in plaintext), then it calls with its certificate all the same, since identity knows it by nothing else', async () => {
+      const migrating = await runCli({ ...system.env, GRPC_TLS: 'accept-tls' }, 'users', '--json');
+      expect({ code: migrating.code, stderr: migrating.stderr }).toEqual({ code: 0, stderr: '' });
+    });
+
     it("when the CLI runs with the gateway's certificate instead of its own, then identity refuses every command and the CLI says which certificate it needs", async () => {
       const asGateway = await runCli({ ...system.env, GRPC_TLS_DIR: join(system.env.GRPC_TLS_RUN_DIR!, 'gateway') }, 'users');
       expect(asGateway.code).toBe(1);
