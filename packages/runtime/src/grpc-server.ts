@@ -151,8 +151,12 @@ const TLS_HANDSHAKE = 0x16;
 /** A connection that has said nothing in this long is no gRPC client's: it is closed. */
 const FIRST_BYTE_TIMEOUT_MS = 10_000;
 
-/** The listeners a server took both protocols on, with the connections not yet handed to gRPC: closed with the server. */
-const migrationListeners = new WeakMap<Server, { listener: NetServer; waiting: Set<Socket> }>();
+/**
+ * The listeners a server took both protocols on, with the connections not
+ * yet handed to gRPC (closed with the server) and those handed to it (waited
+ * for when it stops).
+ */
+const migrationListeners = new WeakMap<Server, { listener: NetServer; waiting: Set<Socket>; injected: Set<Socket> }>();
 
 /**
  * GRPC_TLS=accept-tls or send-tls: mutual TLS and plaintext on one port, so
@@ -167,13 +171,16 @@ async function listenBothProtocols(server: Server, host: string, port: number, t
   const mtls = server.createConnectionInjector(credentials.mtls);
   const plaintext = server.createConnectionInjector(credentials.plaintext);
   const waiting = new Set<Socket>();
+  const injected = new Set<Socket>();
   const listener = createServer((socket) => {
     waiting.add(socket);
     const give = (to?: typeof mtls) => {
       socket.off('readable', onReadable).off('error', drop).off('timeout', drop).setTimeout(0);
       waiting.delete(socket);
-      if (to) to.injectConnection(socket);
-      else socket.destroy();
+      if (!to) return socket.destroy();
+      injected.add(socket);
+      socket.once('close', () => injected.delete(socket));
+      to.injectConnection(socket);
     };
     const drop = () => give();
     const onReadable = () => {
@@ -191,37 +198,55 @@ async function listenBothProtocols(server: Server, host: string, port: number, t
       resolve();
     });
   });
-  migrationListeners.set(server, { listener, waiting });
+  migrationListeners.set(server, { listener, waiting, injected });
   return (listener.address() as { port: number }).port;
 }
 
-/** The port of a server that takes both protocols stops taking connections (those open drain with the server's sessions). */
-function closeMigrationListener(server: Server): void {
+/**
+ * The port of a server that takes both protocols stops taking connections;
+ * those handed to gRPC drain with the server's sessions. Returns them.
+ */
+function closeMigrationListener(server: Server): Set<Socket> | undefined {
   const found = migrationListeners.get(server);
-  if (!found) return;
+  if (!found) return undefined;
   migrationListeners.delete(server);
   found.listener.close();
   for (const socket of found.waiting) socket.destroy();
   found.waiting.clear();
+  return found.injected;
 }
 
-/** Stops taking calls, lets those in flight finish, and forces the rest after a grace period. */
+/**
+ * Stops taking calls, lets those in flight finish, and forces the rest after
+ * a grace period. A port that takes both protocols is waited for until every
+ * connection handed to gRPC has closed, as a bound port's close waits for its
+ * connections: grpc-js stops waiting for an injector at once, so a TLS
+ * handshake that ended after the shutdown began would otherwise leave a
+ * session still taking calls while the process closes its stores and exits
+ * (identity answered 500s with its MongoDB client closed in a cluster roll).
+ */
 export function shutdownGrpcServer(server: Server, graceMs: number): Promise<void> {
-  closeMigrationListener(server);
+  const injected = closeMigrationListener(server);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       server.forceShutdown();
+      for (const socket of injected ?? []) socket.destroy();
       resolve();
     }, graceMs);
-    server.tryShutdown(() => {
+    const done = () => {
       clearTimeout(timer);
       resolve();
+    };
+    server.tryShutdown(() => {
+      if (!injected || injected.size === 0) return done();
+      const check = () => injected.size === 0 && done();
+      for (const socket of injected) socket.once('close', () => setImmediate(check));
     });
   });
 }
 
 /** At once: every connection closed, the calls on them cancelled (a server whose start failed half-way). */
 export function forceShutdownGrpcServer(server: Server): void {
-  closeMigrationListener(server);
+  for (const socket of closeMigrationListener(server) ?? []) socket.destroy();
   server.forceShutdown();
 }
