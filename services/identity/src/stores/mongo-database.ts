@@ -59,6 +59,8 @@ const UNAVAILABLE_ERRORS = new Set([
   'MongoNotConnectedError',
   'MongoTopologyClosedError',
   'MongoPoolClearedError',
+  // This process is stopping and has closed its client: another replica can answer (a roll showed it as 500s).
+  'MongoClientClosedError',
 ]);
 /**
  * A socket the store closed, seen raw rather than wrapped by the driver (an
