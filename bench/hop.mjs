@@ -47,14 +47,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { APPS_PER_USER, HMAC_PATH, HMAC_SKEW_SECONDS, ROOT, cpuSeconds, createApps, freePort, hmacSigner, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
+import { APPS_PER_USER, HMAC_PATH, HMAC_SKEW_SECONDS, ROOT, cpuSeconds, createApps, exitWithHelpIfAsked, freePort, hmacSigner, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
 
-if (process.argv.includes('--help')) {
-  const { readFileSync } = await import('node:fs');
-  const header = readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((line) => line.startsWith('//'));
-  console.log(header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
-  process.exit(0);
-}
+exitWithHelpIfAsked(import.meta.url);
 const rounds = numberArg('rounds', 3);
 const duration = numberArg('duration', 5);
 const connections = numberArg('connections', 16);

@@ -109,6 +109,14 @@ export const median = (values) => {
 };
 
 /** A numeric command-line option, `--name value`, or its default (every benchmark reads its rounds, duration and connections this way). */
+/** `--help`: prints the script's own header comment (its `//` lines) and exits. */
+export function exitWithHelpIfAsked(moduleUrl) {
+  if (!process.argv.includes('--help')) return;
+  const header = readFileSync(new URL(moduleUrl), 'utf8').split('\n').filter((line) => line.startsWith('//'));
+  console.log(header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
+  process.exit(0);
+}
+
 export const numberArg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;

@@ -41,16 +41,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ROOT, call, cpuSeconds, freePort, median, numberArg, startSandbox } from './lib.mjs';
+import { ROOT, call, cpuSeconds, exitWithHelpIfAsked, freePort, median, numberArg, startSandbox } from './lib.mjs';
 import { startReplicatedSandbox } from './mixed-load.mjs';
 import { answeredRequests, countedOperations, difference, metricsUrls, storeClients, storeCpu, storeProcesses, sum } from './store-figures.mjs';
 
-if (process.argv.includes('--help')) {
-  const { readFileSync } = await import('node:fs');
-  const header = readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((line) => line.startsWith('//'));
-  console.log(header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
-  process.exit(0);
-}
+exitWithHelpIfAsked(import.meta.url);
 const rounds = numberArg('rounds', 3);
 const duration = numberArg('duration', 8);
 const mixDuration = numberArg('mix-duration', 20);
