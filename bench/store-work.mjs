@@ -154,9 +154,14 @@ async function loadOver(gateways, requests, seconds) {
 /** Everything counted about a sandbox and its stores at one moment. */
 async function snapshot(target) {
   const [counted, mongo, redis] = await Promise.all([countedOperations(target.metrics), target.stores.mongoCommands(), target.stores.redisCommands()]);
-  const sandboxCpu = target.sandbox.pids().reduce((n, pid) => n + cpuSeconds(pid), 0);
+  const sandboxCpuByProcess = {};
+  for (const [label, pid] of Object.entries(target.sandbox.processes())) {
+    const name = label.replace(/#\d+$/, '');
+    sandboxCpuByProcess[name] = (sandboxCpuByProcess[name] ?? 0) + cpuSeconds(pid);
+  }
+  const sandboxCpu = sum(sandboxCpuByProcess);
   const answered = await answeredRequests(target.metrics.filter((m) => m.service === 'gateway'));
-  return { at: Date.now(), counted, mongo, redis, storeCpu: storeCpu(target.storeProcesses), sandboxCpu, answered };
+  return { at: Date.now(), counted, mongo, redis, storeCpu: storeCpu(target.storeProcesses), sandboxCpu, sandboxCpuByProcess, answered };
 }
 
 /** What happened between two snapshots, as totals and per-operation counts. */
@@ -170,6 +175,7 @@ function between(before, after) {
     redis: difference(before.redis, after.redis),
     storeCpu: cpu,
     sandboxCpu: after.sandboxCpu - before.sandboxCpu,
+    sandboxCpuByProcess: difference(before.sandboxCpuByProcess, after.sandboxCpuByProcess),
     answered: after.answered - before.answered,
   };
 }
@@ -204,6 +210,7 @@ function perRequest(work, idle, requests) {
     // What one MongoDB operation costs the MongoDB-wire server here (FerretDB and its PostgreSQL): the ceiling's own figure.
     mongoCpuMsPerOperation: sum(mongoWire) >= 1 && storeCpu.ferretdb !== undefined ? round2((((storeCpu.ferretdb ?? 0) + (storeCpu.postgres ?? 0)) * 1000) / sum(mongoWire)) : undefined,
     sandboxCpuMsPerRequest: round2((work.sandboxCpu * 1000) / requests),
+    sandboxCpuMsByProcess: Object.fromEntries(Object.entries(work.sandboxCpuByProcess).map(([k, v]) => [k, round2((v * 1000) / requests)])),
     countedByOperation: each(counted),
     mongoByCommand: each(mongoWire),
     redisByCommand: each(redisWire),
@@ -301,8 +308,8 @@ try {
     // The operations of the round whose MongoDB count was the median: what the figure is made of.
     breakdown: (() => {
       const sorted = [...list].sort((a, b) => a.mongoWire - b.mongoWire);
-      const { countedByOperation, mongoByCommand, redisByCommand, storeCpuMsByProcess } = sorted[Math.floor(sorted.length / 2)];
-      return { countedByOperation, mongoByCommand, redisByCommand, storeCpuMsByProcess };
+      const { countedByOperation, mongoByCommand, redisByCommand, storeCpuMsByProcess, sandboxCpuMsByProcess } = sorted[Math.floor(sorted.length / 2)];
+      return { countedByOperation, mongoByCommand, redisByCommand, storeCpuMsByProcess, sandboxCpuMsByProcess };
     })(),
   });
   const byFamily = Object.fromEntries(Object.entries(runs).map(([name, fams]) => [name, Object.fromEntries(Object.entries(fams).map(([family, list]) => [family, summarise(list)]))]));
