@@ -9,11 +9,15 @@ import type { Logger } from './logger';
  *   credential cache, oauth's app directory and the gateways' remembered
  *   verdicts drop what they hold;
  * - `tokens`: oauth revoked an access token or a grant: the gateways'
- *   remembered verdicts drop what they hold.
+ *   remembered verdicts drop what they hold;
+ * - `sessions`: identity ended sessions (a sign-out, an account deleted):
+ *   identity's remembered sessions drop what they hold (`apps` drops them
+ *   too: an owner disabled or enabled).
+ * A process ignores a change it does not know (an older replica in a roll).
  */
-export type Change = 'apps' | 'tokens';
+export type Change = 'apps' | 'tokens' | 'sessions';
 
-const CHANGES: readonly Change[] = ['apps', 'tokens'];
+const CHANGES: readonly Change[] = ['apps', 'tokens', 'sessions'];
 
 /** The one Redis channel every replica of every service listens on. */
 export const CHANGE_CHANNEL = 'sandbox:changes';

@@ -192,6 +192,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     : localChangeFeed();
   changes.subscribe(['apps'], () => verifier.invalidate());
   const appsChanged = () => changes.publish('apps');
+  const sessionsChanged = () => changes.publish('sessions');
   const external = config.externalIdp && {
     issuer: config.externalIdp.issuer,
     audience: config.externalIdp.audience,
@@ -205,7 +206,10 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     tokens: new SessionTokens(keys.session, config.sessionTtlSeconds, external),
     signUp: config.signUp,
     operators: config.operators,
+    sessionCacheMs: config.verificationCacheMs,
+    onSessionsChange: sessionsChanged,
   });
+  changes.subscribe(['sessions', 'apps'], () => accounts.forgetSessions());
   const apps = new AppService({ ...stores, crypto, onChange: appsChanged });
   const leftovers = new AppLeftovers(stores);
   const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));
@@ -215,6 +219,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     operators: config.operators,
     tokens: new PageTokens(keys.session, OPERATOR_PAGE_TOKEN_KEY_INFO),
     onChange: appsChanged,
+    onSessionsChange: sessionsChanged,
   });
 
   const cleanup = setInterval(() => {

@@ -332,6 +332,37 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
       expect({ B: await use(B), A: await use(A) }).toEqual(same(all(200)));
     });
   });
+
+  describe('portal sessions (identity remembers a verified session for 500 ms)', () => {
+    const me = (token: string) => (gateway: string) => apiRequest(gateway, 'GET', '/api/me', { token });
+
+    it('signed out through A: the session is refused at once through B and A, though both had just accepted it', async () => {
+      const session = await registerUser(A);
+      expect(await statusesOnBoth(me(session))).toEqual(same(200));
+      const out = await apiRequest(A, 'POST', '/api/auth/logout', { token: session });
+      expect(out.status).toBe(200);
+      expect(await statusesOnBoth(me(session))).toEqual(same(401));
+    });
+
+    it('disabled by an operator through A: the session is refused at once through B and A; enabled again, accepted at once', async () => {
+      const session = await registerUser(A);
+      const userId = (await apiRequest(B, 'GET', '/api/me', { token: session })).json().id as string;
+      expect(await statusesOnBoth(me(session))).toEqual(same(200));
+      await change('POST', `/api/admin/users/${userId}/disable`, operator);
+      expect(await statusesOnBoth(me(session))).toEqual(same(403));
+      await change('POST', `/api/admin/users/${userId}/enable`, operator);
+      expect(await statusesOnBoth(me(session))).toEqual(same(200));
+    });
+
+    it('deleted by an operator through A: the session is refused at once through B and A', async () => {
+      const session = await registerUser(A);
+      const userId = (await apiRequest(B, 'GET', '/api/me', { token: session })).json().id as string;
+      expect(await statusesOnBoth(me(session))).toEqual(same(200));
+      const deleted = await apiRequest(A, 'DELETE', `/api/admin/users/${userId}`, { token: operator });
+      expect(deleted.status).toBe(200);
+      expect(await statusesOnBoth(me(session))).toEqual(same(401));
+    });
+  });
 });
 
 describe('read your writes in the embedded default (one process per service, no Redis): a change is seen by the very next request', () => {

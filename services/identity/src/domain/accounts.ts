@@ -8,6 +8,7 @@ import { LIMITS } from './limits';
 import { isOperator, NO_OPERATORS, type OperatorRule } from './operators';
 import type { PasswordHasher } from './passwords';
 import { SessionTokens } from './session-tokens';
+import { ShortLivedCache } from './short-lived-cache';
 import type { SignInThrottle } from './sign-in-throttle';
 import { checkLocalSignIn, checkSignUp, OPEN_SIGN_UP, type SignUpPolicy } from './sign-up-policy';
 import { checkPassword, normalizeEmail } from './validation';
@@ -34,6 +35,13 @@ export interface AccountDeps {
   signUp?: SignUpPolicy;
   /** Who is an operator; nobody by default. */
   operators?: OperatorRule;
+  /**
+   * How long a verified session is remembered (VERIFICATION_CACHE_MS, as the
+   * credential cache); 0 reads the store on every check.
+   */
+  sessionCacheMs?: number;
+  /** Tells every replica that sessions changed (a sign-out, an account deleted): the change feed's `sessions`. */
+  onSessionsChange?: () => Promise<void>;
   now?: () => Date;
 }
 
@@ -60,11 +68,27 @@ export class AccountService {
   private readonly operators: OperatorRule;
   /** Who may sign up and whether passwords sign in: what the portal's sign-in screen offers. */
   readonly signUp: SignUpPolicy;
+  /**
+   * Sessions verified a moment ago, by session id (or, for a trusted
+   * issuer's token, its digest): a portal read costs no session or user
+   * read. Only acceptances are kept (a refusal is an error, never
+   * remembered); the token's signature and expiry are checked on every
+   * call; everything is dropped on any replica's `sessions` or `apps` change
+   * (sign-out, an account disabled, enabled or deleted) through the change
+   * feed (docs/state.md, "Caches").
+   */
+  private readonly verified: ShortLivedCache<SessionUser>;
 
   constructor(private readonly deps: AccountDeps) {
     this.now = deps.now ?? (() => new Date());
     this.operators = deps.operators ?? NO_OPERATORS;
     this.signUp = deps.signUp ?? OPEN_SIGN_UP;
+    this.verified = new ShortLivedCache(deps.sessionCacheMs ?? 0, 10_000, () => this.now().getTime());
+  }
+
+  /** Forgets every remembered session; called on every `sessions` and `apps` change, on any replica. */
+  forgetSessions(): void {
+    this.verified.clear();
   }
 
   async register(emailInput: string, password: string): Promise<SignedIn> {
@@ -124,7 +148,8 @@ export class AccountService {
   }
 
   async logout(token: string): Promise<void> {
-    const verified = await this.verifyToken(token);
+    const verified = await this.checkToken(token);
+    await this.checkSession(verified);
     if (verified.kind === 'local') {
       await this.deps.sessions.delete(verified.sessionId);
     } else {
@@ -136,6 +161,7 @@ export class AccountService {
         kind: 'revoked',
       });
     }
+    await this.sessionsChanged();
   }
 
   /**
@@ -143,7 +169,20 @@ export class AccountService {
    * operator; UNAUTHENTICATED, or PERMISSION_DENIED account_disabled.
    */
   async verifySession(token: string): Promise<SessionUser> {
-    const verified = await this.verifyToken(token);
+    const verified = await this.checkToken(token);
+    const key = verified.kind === 'local' ? `s:${verified.sessionId}` : `x:${verified.tokenDigest}`;
+    return this.verified.get(key, () => this.sessionUser(verified));
+  }
+
+  /** Drops this replica's remembered sessions and tells the others. */
+  async sessionsChanged(): Promise<void> {
+    this.forgetSessions();
+    await this.deps.onSessionsChange?.();
+  }
+
+  /** The session's user from the store: what verifySession remembers. */
+  private async sessionUser(verified: VerifiedToken): Promise<SessionUser> {
+    await this.checkSession(verified);
     let user: UserRecord | undefined;
     if (verified.kind === 'local') {
       user = await this.deps.users.findById(verified.userId);
@@ -183,10 +222,15 @@ export class AccountService {
     await this.deps.sessions.deleteExpired(this.now());
   }
 
-  private async verifyToken(token: string) {
+  /** The token's signature and expiry: no store read, so checked on every call. */
+  private async checkToken(token: string): Promise<VerifiedToken> {
     if (token === '') throw unauthenticated('session_required', 'A session token is required: sign in and send it as Authorization: Bearer.');
     if (token.length > LIMITS.sessionTokenMax) throw unauthenticated('invalid_session', 'The session token is not valid; sign in again.');
-    const verified = await this.deps.tokens.verify(token);
+    return this.deps.tokens.verify(token);
+  }
+
+  /** Whether the session still stands in the store: not signed out, not of a deleted account. */
+  private async checkSession(verified: VerifiedToken): Promise<void> {
     const id = verified.kind === 'local' ? verified.sessionId : externalSessionId(verified.tokenDigest);
     const session = await this.deps.sessions.find(id, this.now());
     if (verified.kind === 'local') {
@@ -199,7 +243,6 @@ export class AccountService {
         throw unauthenticated('account_deleted', 'An operator deleted this account; sign in through the identity provider again to start a new one.');
       }
     }
-    return verified;
   }
 
   private async startSession(userId: string): Promise<SignedIn['session']> {
@@ -211,3 +254,5 @@ export class AccountService {
 }
 
 const externalSessionId = (tokenDigest: string) => `x_${tokenDigest}`;
+
+type VerifiedToken = Awaited<ReturnType<SessionTokens['verify']>>;

@@ -42,6 +42,8 @@ export interface AdminDeps {
   tokens: PageTokens;
   /** Called after apps change, so cached credential answers are dropped at once on every replica (awaited: the answer leaves after). */
   onChange: () => unknown;
+  /** Called after a user's sessions end (deletion, purge), so remembered sessions are dropped on every replica (awaited). */
+  onSessionsChange: () => unknown;
   now?: () => Date;
 }
 
@@ -259,6 +261,8 @@ export class AdminService {
       });
     }
     await this.deps.users.delete(user.id);
+    // Remembered sessions of the user go only now: one verified between the apps' change and the deletion would be remembered again.
+    await this.deps.onSessionsChange();
     return gone.map((app) => app.appId);
   }
 

@@ -170,6 +170,81 @@ describe('AccountService', () => {
     await expect(accounts.verifySession(second.session.token)).resolves.toMatchObject({ user: { email: 'ada@example.com' } });
   });
 
+  describe('remembered sessions (sessionCacheMs)', () => {
+    /** Counts the store reads a session check makes. */
+    const counting = () => {
+      const reads = { sessions: 0, users: 0 };
+      const find = sessions.find.bind(sessions);
+      const findById = users.findById.bind(users);
+      sessions.find = async (...args) => (reads.sessions++, find(...args));
+      users.findById = async (...args) => (reads.users++, findById(...args));
+      return reads;
+    };
+    let told: number;
+    const remembering = () => {
+      told = 0;
+      const clock = () => now;
+      return new AccountService({
+        users,
+        sessions,
+        throttle: new SignInThrottle(signInLimiters(), async () => undefined),
+        hasher: new PasswordHasher({ log2N: 10 }),
+        tokens: new SessionTokens(randomBytes(32), 3600, undefined, clock),
+        sessionCacheMs: 500,
+        onSessionsChange: async () => void told++,
+        now: clock,
+      });
+    };
+
+    it('when a session is checked again within the lifetime, then no store is read; after it, the store is read again', async () => {
+      accounts = remembering();
+      const { session } = await accounts.register('ada@example.com', 'correct horse');
+      const reads = counting();
+      await accounts.verifySession(session.token);
+      await accounts.verifySession(session.token);
+      expect(reads).toEqual({ sessions: 1, users: 1 });
+      now = new Date(now.getTime() + 500);
+      await accounts.verifySession(session.token);
+      expect(reads).toEqual({ sessions: 2, users: 2 });
+    });
+
+    it('when a remembered session is signed out, then the next check is refused at once and every replica is told', async () => {
+      accounts = remembering();
+      const { session } = await accounts.register('ada@example.com', 'correct horse');
+      await accounts.verifySession(session.token);
+      await accounts.logout(session.token);
+      expect(told).toBe(1);
+      expect((await refusalOf(accounts.verifySession(session.token))).code).toBe('session_ended');
+    });
+
+    it('when another replica says sessions changed, then what this one remembers is read again', async () => {
+      accounts = remembering();
+      const { user, session } = await accounts.register('ada@example.com', 'correct horse');
+      await accounts.verifySession(session.token);
+      await users.update(user.id, { disabledAt: now });
+      accounts.forgetSessions();
+      expect((await refusalOf(accounts.verifySession(session.token))).code).toBe('account_disabled');
+    });
+
+    it('when a session is refused, then the refusal is not remembered: the next check reads the store again', async () => {
+      accounts = remembering();
+      const { user, session } = await accounts.register('ada@example.com', 'correct horse');
+      await users.update(user.id, { disabledAt: now });
+      expect((await refusalOf(accounts.verifySession(session.token))).code).toBe('account_disabled');
+      await users.update(user.id, { disabledAt: null });
+      await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ user: { id: user.id } });
+    });
+
+    it('when a remembered session\'s token expires, then it is refused though the session is remembered', async () => {
+      accounts = remembering();
+      const { session } = await accounts.register('ada@example.com', 'correct horse');
+      now = new Date(session.expiresAt.getTime() - 300);
+      await accounts.verifySession(session.token);
+      now = new Date(session.expiresAt.getTime() + 100);
+      expect((await refusalOf(accounts.verifySession(session.token))).code).toBe('session_expired');
+    });
+  });
+
   it('when the session has expired, then session_expired, and the cleanup removes its record', async () => {
     const { session } = await accounts.register('ada@example.com', 'correct horse');
     now = new Date(now.getTime() + 3601_000);

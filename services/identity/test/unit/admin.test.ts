@@ -34,6 +34,7 @@ describe('AdminService', () => {
   let audit: MemoryAuditStore;
   let limits: MemoryAppLimitStore;
   let changes: number;
+  let sessionChanges: number;
   let admin: AdminService;
 
   beforeEach(() => {
@@ -46,6 +47,7 @@ describe('AdminService', () => {
     audit = new MemoryAuditStore();
     limits = new MemoryAppLimitStore();
     changes = 0;
+    sessionChanges = 0;
     admin = new AdminService({
       users,
       sessions,
@@ -57,6 +59,7 @@ describe('AdminService', () => {
       operators: { emails: new Set(['ops@example.org']), groups: new Set(['sandbox-operators']), groupsClaim: 'groups' },
       tokens: new PageTokens(randomBytes(32), OPERATOR_PAGE_TOKEN_KEY_INFO),
       onChange: () => changes++,
+      onSessionsChange: () => sessionChanges++,
       now: () => now,
     });
   });
@@ -202,6 +205,8 @@ describe('AdminService', () => {
       expect((await limits.list()).map((limit) => limit.appId)).toEqual([theirs.appId]);
       expect([await sessions.find('s-ada', now), await sessions.find('s-bob', now)].map(Boolean)).toEqual([false, true]);
       expect(changes).toBeGreaterThan(0);
+      // After the user is gone: every replica drops the sessions it remembers.
+      expect(sessionChanges).toBe(1);
       expect((await audit.list(1))[0]).toMatchObject({ action: 'user.delete', actor: CLI, targetUserId: ada.id, targetEmail: 'ada@example.org', detail: `1 app deleted: ${mine.appId}` });
     });
 

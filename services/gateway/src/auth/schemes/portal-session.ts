@@ -7,7 +7,9 @@ const SESSION_TOKEN = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 /**
  * The portal session: `Authorization: Bearer <session JWT>` from POST
  * /api/auth/login (or a trusted identity provider), checked by identity on
- * every request and never remembered, so sign-out takes effect at once.
+ * every request and not remembered here. Identity remembers a session it
+ * verified for at most VERIFICATION_CACHE_MS and drops it on every replica
+ * at sign-out, so sign-out takes effect at once (docs/state.md, "Caches").
  * Identity's refusals (session_ended, session_expired, invalid_session) pass
  * through with this scheme's challenge.
  */
