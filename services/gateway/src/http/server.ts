@@ -8,6 +8,9 @@ import { refusal } from './errors';
 import type { Reply } from './reply';
 import type { Matched, Router } from './router';
 
+/** The status counted for a request whose client closed the connection before its answer was written. */
+const CLIENT_CLOSED = 499;
+
 /** Called once per request when its answer is finished (composition.ts: the access log and the app's request log). */
 export type OnRequestFinished = (ctx: RouteContext, status: number) => void;
 
@@ -76,6 +79,12 @@ export function createRequestListener(options: RequestListenerOptions): { listen
       }),
     );
     res.once('finish', () => finished(ctx, route, res.statusCode));
+    // A client that went away before its answer was written: counted as 499
+    // (nginx's "client closed request"), so the metric holds every request
+    // the gateway worked on, and a class of clients giving up is visible.
+    res.once('close', () => {
+      if (!res.writableFinished) metrics?.observe(route, ctx.method, CLIENT_CLOSED, ctx.startedAt);
+    });
     return ctx;
   };
   /** A mounted path's context, made before its middleware runs, for the dispatcher when no file answered. */

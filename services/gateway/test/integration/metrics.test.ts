@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import {
   apiRequest,
   createApp,
+  eventually,
   isolatedMongoUrl,
   rawRequest,
   registerUser,
@@ -132,6 +134,17 @@ describe('metrics, scraped from every process after some traffic', () => {
     const refused = await get('/health', { 'X-Debug': secret });
     expect({ status: refused.status, code: refused.json().error.code }).toEqual({ status: 400, code: 'production_credential_refused' });
     expect((await get('/playground/echo')).status).toBe(200);
+    // A client that gives up before its answer: counted as 499 once the gateway sees the connection close.
+    const gaveUp = request(`${system.baseUrl}/playground/timeout?delay=10000`);
+    gaveUp.on('error', () => undefined);
+    gaveUp.end();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    gaveUp.destroy();
+    await eventually(
+      async () => (await rawRequest(system.metricsUrls!.gateway)).body,
+      (text) => text.includes('sandbox_http_requests_total{route="/playground/timeout",method="GET",status="499"} 1'),
+      15_000,
+    );
 
     // OAuth: a code kept in Redis by the authorize step, and a client-credentials token.
     const uris = await apiRequest(system.baseUrl, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token: session, body: { redirectUris: [REDIRECT] } });
@@ -175,6 +188,7 @@ describe('metrics, scraped from every process after some traffic', () => {
     expect(value(gateway, 'sandbox_http_requests_total', { route: DATA_ROUTE, method: 'GET', status: '401' })).toBeGreaterThanOrEqual(1);
     expect(value(gateway, 'sandbox_http_requests_total', { route: '/health', method: 'DELETE', status: '405' })).toBeGreaterThanOrEqual(1);
     expect(value(gateway, 'sandbox_http_requests_total', { route: '/health', method: 'GET', status: '400' })).toBeGreaterThanOrEqual(1);
+    expect(value(gateway, 'sandbox_http_requests_total', { route: '/playground/timeout', method: 'GET', status: '499' })).toBe(1);
 
     // Counter and histogram are recorded together: the same count for every series.
     const counters = find(gateway, 'sandbox_http_requests_total');
