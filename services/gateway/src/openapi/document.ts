@@ -27,7 +27,7 @@ const apiError = z
 const oauthError = z
   .object({
     error: z.string().meta({ description: 'An RFC 6749 5.2 error value.', example: 'invalid_client' }),
-    error_description: z.string().optional().meta({ example: 'The client secret does not match.' }),
+    error_description: z.string().optional().meta({ example: 'Client authentication (Basic header) failed: The App ID or App Secret is not valid.' }),
   })
   .meta({ id: 'OAuthError', description: 'RFC 6749 section 5.2, on the OAuth endpoints.' });
 

@@ -107,7 +107,7 @@ const logsQuery = z.object(pageQuery);
 const sessionSchema = z
   .object({ token: z.string().meta({ description: 'The portal session token: send it as Authorization: Bearer.' }), expiresAt: timestamp })
   .meta({ id: 'Session' });
-const userSchema = z.object({ id: z.string(), email: z.string(), provider: z.string().meta({ example: 'local' }), createdAt: timestamp }).meta({ id: 'User' });
+const userSchema = z.object({ id: z.string(), email: z.string(), provider: z.string().meta({ example: 'password' }), createdAt: timestamp }).meta({ id: 'User' });
 const credentialMeta = z.object({ createdAt: timestamp, hint: z.string().meta({ description: 'The last characters, to tell credentials apart.', example: '9fQa' }) });
 /** The App JSON (appJson), as the portal and the operators' API document it. */
 export const appSchema = z
