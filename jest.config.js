@@ -37,7 +37,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
       // Every answer a test's gateways wrote is checked against the OpenAPI document (test/contract-setup.ts).
-      setupFilesAfterEnv: ['<rootDir>/test/contract-setup.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/integration-timeout.ts', '<rootDir>/test/contract-setup.ts'],
       slowTestThreshold: 20,
     },
     {
@@ -53,7 +53,7 @@ module.exports = {
       setupFiles: ['<rootDir>/test/unary-transport.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
-      setupFilesAfterEnv: ['<rootDir>/test/contract-setup.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/integration-timeout.ts', '<rootDir>/test/contract-setup.ts'],
       slowTestThreshold: 20,
     },
   ],
