@@ -19,3 +19,5 @@ export * from './store-metrics';
 export * from './redis-fail-fast';
 export * from './timeout';
 export * from './change-feed';
+export * from './maybe-promise';
+export * from './short-lived-cache';

@@ -1,5 +1,7 @@
-/** A value that is either here already or on its way. */
-export type MaybePromise<T> = T | Promise<T>;
+import type { MaybePromise } from '@sandbox/runtime';
+
+// Owned by runtime (its short-lived cache answers with one); named here too so the gateway's hot path imports its helpers from one place.
+export type { MaybePromise };
 
 /**
  * Applies `next` at once when `value` is already here, else when it arrives.

@@ -1,5 +1,4 @@
-import { AppError, GrpcStatus, unauthenticated } from '@sandbox/runtime';
-import { TtlCache } from '../caches/ttl-cache';
+import { AppError, GrpcStatus, ShortLivedCache, unauthenticated } from '@sandbox/runtime';
 import type { RouteContext } from '../http/context';
 import { whenReady, type MaybePromise } from '../maybe-async';
 import type { AuthScheme, Credential, Presented, SchemeName, Verdict } from './scheme';
@@ -13,10 +12,12 @@ import type { AuthScheme, Credential, Presented, SchemeName, Verdict } from './s
  * remembered, so one is never older than its request.
  */
 export class Authenticator {
-  private readonly caches = new Map<SchemeName, TtlCache<Verdict>>();
+  private readonly caches = new Map<SchemeName, ShortLivedCache<Verdict>>();
 
   constructor(readonly schemes: Readonly<Record<SchemeName, AuthScheme>>) {
-    for (const scheme of Object.values(schemes)) if (scheme.cacheMs > 0) this.caches.set(scheme.name, new TtlCache(scheme.cacheMs, 10_000, Date.now, (v) => v.ok));
+    for (const scheme of Object.values(schemes)) {
+      if (scheme.cacheMs > 0) this.caches.set(scheme.name, new ShortLivedCache<Verdict>({ ttlMs: scheme.cacheMs, keep: (verdict) => verdict.ok }));
+    }
   }
 
   /** Forgets every remembered verdict: an app, its owner or a token changed. */

@@ -56,7 +56,7 @@ describe('app management (through the gateway)', () => {
   /**
    * The change is seen within a second: the gateway's and identity's caches
    * hold a verdict at most 500 ms each, bounds pinned with injected clocks in
-   * their unit tests (ttl-cache, verification). Measured here through HTTP on
+   * their unit tests (short-lived-cache, verification). Measured here through HTTP on
    * a busy machine, a round trip alone can take longer, so this only polls.
    */
   const within1s = async (probe: () => Promise<RawResponse>, status: number) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { alreadyExists, invalidArgument, permissionDenied, unauthenticated } from '@sandbox/runtime';
+import { alreadyExists, invalidArgument, permissionDenied, ShortLivedCache, unauthenticated } from '@sandbox/runtime';
 import { DuplicateKeyError } from '../stores/errors';
 import type { SessionStore } from '../stores/session-store';
 import type { UserRecord, UserStore } from '../stores/user-store';
@@ -8,7 +8,6 @@ import { LIMITS } from './limits';
 import { isOperator, NO_OPERATORS, type OperatorRule } from './operators';
 import type { PasswordHasher } from './passwords';
 import { SessionTokens } from './session-tokens';
-import { ShortLivedCache } from './short-lived-cache';
 import type { SignInThrottle } from './sign-in-throttle';
 import { checkLocalSignIn, checkSignUp, OPEN_SIGN_UP, type SignUpPolicy } from './sign-up-policy';
 import { checkPassword, normalizeEmail } from './validation';
@@ -83,7 +82,7 @@ export class AccountService {
     this.now = deps.now ?? (() => new Date());
     this.operators = deps.operators ?? NO_OPERATORS;
     this.signUp = deps.signUp ?? OPEN_SIGN_UP;
-    this.verified = new ShortLivedCache(deps.sessionCacheMs ?? 0, 10_000, () => this.now().getTime());
+    this.verified = new ShortLivedCache({ ttlMs: deps.sessionCacheMs ?? 0, clock: () => this.now().getTime() });
   }
 
   /** Forgets every remembered session; called on every `sessions` and `apps` change, on any replica. */

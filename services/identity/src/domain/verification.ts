@@ -1,8 +1,8 @@
 import type { common } from '@sandbox/contracts';
+import { ShortLivedCache } from '@sandbox/runtime';
 import type { AppRecord, AppStore } from '../stores/app-store';
 import { CredentialCrypto, digestsEqual } from './credential-crypto';
 import { PATTERN } from './credentials';
-import { ShortLivedCache } from './short-lived-cache';
 
 /** The one principal type, owned by the proto (sandbox.common.v1). */
 export type Principal = common.AppPrincipal;
@@ -53,7 +53,7 @@ export class CredentialVerifier {
     cacheTtlMs: number,
     clock: () => number = Date.now,
   ) {
-    this.cache = new ShortLivedCache(cacheTtlMs, 10_000, clock);
+    this.cache = new ShortLivedCache({ ttlMs: cacheTtlMs, clock });
   }
 
   /** Forgets every cached answer; called on every change to an app or its owner, on any replica. */
@@ -119,10 +119,8 @@ export class CredentialVerifier {
    * the read), and that answer stands.
    */
   private async confirmed(key: string, load: () => Promise<AppRecord | null>, check: (app: AppRecord | null) => CredentialCheck): Promise<CredentialCheck> {
-    const { value, remembered } = await this.cache.read(key, load);
-    const answer = check(value);
-    if (answer.ok || !remembered) return answer;
-    return check(await this.cache.reload(key, load));
+    // The check is a digest comparison, cheap enough to run again on the answer that stands.
+    return check(await this.cache.confirmed(key, load, (app) => check(app).ok));
   }
 
   private answer(app: AppRecord): CredentialCheck {

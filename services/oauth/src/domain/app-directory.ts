@@ -1,5 +1,5 @@
 import type { common, identity } from '@sandbox/contracts';
-import type { PromiseClient } from '@sandbox/runtime';
+import { ShortLivedCache, type PromiseClient } from '@sandbox/runtime';
 import type { Clock } from './clock';
 
 /** An app as oauth needs it: whether it exists and is active, who it is, and where it may redirect. */
@@ -29,16 +29,6 @@ export const usable = (app: { found: boolean; active: boolean; principal: common
 
 type IdentityClient = Pick<PromiseClient<identity.IdentityServiceClient>, 'lookupApp' | 'getSigningKey' | 'verifyBasic'>;
 
-interface Remembered<V> {
-  value: Promise<V>;
-  until: number;
-  /** Set once the answer is in: from then on it is remembered, not being read. */
-  settled: boolean;
-}
-
-/** Entries per map before all are forgotten: a burst of made-up ids must not grow memory without bound. */
-const MAX_ENTRIES = 10_000;
-
 /**
  * Identity's view of apps, remembered for at most `cacheMs` (500 ms) so a
  * burst of checks of one app costs one call, and forgotten at once by
@@ -52,26 +42,30 @@ const MAX_ENTRIES = 10_000;
  * that fails it is read again from identity (which does not cache these
  * lookups) before the caller refuses on it. So a redirect URI, a scope or
  * an API key registered a moment ago works on its first use on every
- * replica.
+ * replica. Each map holds at most 10,000 apps, so a burst of made-up ids
+ * costs memory only up to that (expired first, then oldest, go).
  */
 export class AppDirectory {
-  private readonly apps = new Map<string, Remembered<DirectoryApp>>();
-  private readonly keys = new Map<string, Remembered<AppSigningKey>>();
+  private readonly apps: ShortLivedCache<DirectoryApp>;
+  private readonly keys: ShortLivedCache<AppSigningKey>;
 
   constructor(
     private readonly identity: IdentityClient,
-    private readonly clock: Clock,
-    private readonly cacheMs = 500,
-  ) {}
+    clock: Clock,
+    cacheMs = 500,
+  ) {
+    this.apps = new ShortLivedCache({ ttlMs: cacheMs, clock });
+    this.keys = new ShortLivedCache({ ttlMs: cacheMs, clock });
+  }
 
   /** The app whose App ID (client_id, consumer key) this is. */
   lookup(appId: string, requestId?: string, accepts: Accepts<DirectoryApp> = usable): Promise<DirectoryApp> {
-    return this.read(this.apps, appId, () => this.identity.lookupApp({ appId }, { requestId }), accepts);
+    return this.apps.confirmed(appId, () => this.identity.lookupApp({ appId }, { requestId }), accepts);
   }
 
   /** The app's API key, for checking a signature made with it. */
   signingKey(appId: string, requestId?: string, accepts: Accepts<AppSigningKey> = usable): Promise<AppSigningKey> {
-    return this.read(this.keys, appId, () => this.identity.getSigningKey({ appId }, { requestId }), accepts);
+    return this.keys.confirmed(appId, () => this.identity.getSigningKey({ appId }, { requestId }), accepts);
   }
 
   /** Whether the App Secret is the app's (never remembered: a client secret is checked every time). */
@@ -83,33 +77,5 @@ export class AppDirectory {
   forget(): void {
     this.apps.clear();
     this.keys.clear();
-  }
-
-  private async read<V>(map: Map<string, Remembered<V>>, key: string, load: () => Promise<V>, accepts: Accepts<V>): Promise<V> {
-    const hit = map.get(key);
-    if (!hit || hit.until <= this.clock()) return this.load(map, key, load);
-    // A view still being read was asked for after this request's change was heard of: fresh enough to refuse on.
-    const wasRemembered = hit.settled;
-    const value = await hit.value;
-    if (!wasRemembered || accepts(value)) return value;
-    const current = map.get(key);
-    // Another caller may already be reading it again: share that read.
-    if (current && current !== hit && !current.settled) return current.value;
-    return this.load(map, key, load);
-  }
-
-  private load<V>(map: Map<string, Remembered<V>>, key: string, load: () => Promise<V>): Promise<V> {
-    const value = load();
-    if (this.cacheMs <= 0) return value;
-    if (map.size >= MAX_ENTRIES) map.clear();
-    const entry: Remembered<V> = { value, until: this.clock() + this.cacheMs, settled: false };
-    map.set(key, entry);
-    value.then(
-      () => (entry.settled = true),
-      () => {
-        if (map.get(key) === entry) map.delete(key);
-      },
-    );
-    return value;
   }
 }
