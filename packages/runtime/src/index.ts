@@ -2,6 +2,7 @@ export * from './config';
 export * from './replica-needs';
 export * from './logger';
 export * from './errors';
+export * from './quote-input';
 export * from './health';
 export * from './grpc-server';
 export * from './grpc-tls';

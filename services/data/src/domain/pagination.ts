@@ -1,7 +1,8 @@
 import { dataApi } from '@sandbox/contracts';
 import { DATASET_VERSION } from './dataset';
 import type { EntityDefinition } from './entity';
-import { invalidArgument, shown } from './errors';
+import { quoteInput } from '@sandbox/runtime';
+import { invalidArgument } from './errors';
 import type { NextLink } from './next-link';
 import type { PageParameter, PagingQuery } from './page-query';
 import { openPosition, positionError, sealPosition, type PositionKind, type SigningKey } from './page-token';
@@ -30,10 +31,10 @@ const MAX_DIGITS = 15;
 
 function wholeNumber(parameter: string, raw: string, minimum: 0 | 1): number {
   const expected = minimum === 0 ? 'a whole number, 0 or more' : 'a whole number, 1 or more';
-  if (!/^[0-9]+$/.test(raw)) throw invalidArgument('invalid_parameter', `The ${parameter} parameter must be ${expected}; got ${shown(raw)}.`);
-  if (raw.length > MAX_DIGITS) throw invalidArgument('invalid_parameter', `The ${parameter} parameter is too large; got ${shown(raw)}.`);
+  if (!/^[0-9]+$/.test(raw)) throw invalidArgument('invalid_parameter', `The ${parameter} parameter must be ${expected}; got ${quoteInput(raw)}.`);
+  if (raw.length > MAX_DIGITS) throw invalidArgument('invalid_parameter', `The ${parameter} parameter is too large; got ${quoteInput(raw)}.`);
   const value = Number(raw);
-  if (value < minimum) throw invalidArgument('invalid_parameter', `The ${parameter} parameter must be ${expected}; got ${shown(raw)}.`);
+  if (value < minimum) throw invalidArgument('invalid_parameter', `The ${parameter} parameter must be ${expected}; got ${quoteInput(raw)}.`);
   return value;
 }
 
@@ -54,7 +55,7 @@ function parsePaginate(raw: string | undefined): Paginate | undefined {
   if (raw === undefined || (PAGINATE_VALUES as readonly string[]).includes(raw)) return raw as Paginate | undefined;
   throw invalidArgument(
     'invalid_parameter',
-    `Unknown paginate value ${shown(raw)}. Allowed values of paginate: ${PAGINATE_VALUES.join(', ')} (omit it for page or offset pagination).`,
+    `Unknown paginate value ${quoteInput(raw)}. Allowed values of paginate: ${PAGINATE_VALUES.join(', ')} (omit it for page or offset pagination).`,
   );
 }
 

@@ -1,6 +1,7 @@
 import { dataApi } from '@sandbox/contracts';
 import type { EntityDefinition, Row, Value } from './entity';
-import { invalidArgument, shown } from './errors';
+import { quoteInput } from '@sandbox/runtime';
+import { invalidArgument } from './errors';
 
 // The names and their words are the API's contract (packages/contracts/src/data-api.ts).
 export const { SHAPES, DEFAULT_SHAPE, SHAPE_DESCRIPTIONS } = dataApi;
@@ -9,7 +10,7 @@ export type Shape = dataApi.Shape;
 export function parseShape(raw: string | undefined): Shape {
   if (raw === undefined) return DEFAULT_SHAPE;
   if ((SHAPES as readonly string[]).includes(raw)) return raw as Shape;
-  throw invalidArgument('invalid_parameter', `Unknown shape ${shown(raw)}. Allowed values of shape: ${SHAPES.join(', ')}.`);
+  throw invalidArgument('invalid_parameter', `Unknown shape ${quoteInput(raw)}. Allowed values of shape: ${SHAPES.join(', ')}.`);
 }
 
 export function shapeIndex(shape: Shape): number {

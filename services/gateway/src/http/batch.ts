@@ -1,4 +1,4 @@
-import { AppError, GrpcStatus } from '@sandbox/runtime';
+import { AppError, GrpcStatus, quoteInput } from '@sandbox/runtime';
 import { RouteContext, type EdgeOptions } from './context';
 import type { Dispatch } from './dispatch';
 import { badRequest } from './errors';
@@ -79,7 +79,7 @@ function itemOf(raw: unknown, index: number): Item {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('invalid_item', `${where} must be an object with method and path.`);
   const unknown = Object.keys(raw).filter((field) => !ITEM_FIELDS.includes(field));
   if (unknown.length) {
-    throw badRequest('invalid_item', `${where} has the unknown field${unknown.length === 1 ? '' : 's'} ${unknown.slice(0, 5).map(quoted).join(', ')}; an item accepts ${ITEM_FIELDS.join(', ')}.`);
+    throw badRequest('invalid_item', `${where} has the unknown field${unknown.length === 1 ? '' : 's'} ${unknown.slice(0, 5).map((name) => quoteInput(name)).join(', ')}; an item accepts ${ITEM_FIELDS.join(', ')}.`);
   }
   const { method, path, headers, body } = raw as Record<string, unknown>;
   if (typeof method !== 'string' || !METHODS.has(method.toUpperCase())) throw badRequest('invalid_item', `${where}.method must be one of ${[...METHODS].join(', ')}.`);
@@ -98,9 +98,6 @@ function itemOf(raw: unknown, index: number): Item {
   if (typeof body === 'string') return { method: method.toUpperCase(), path, headers: hasType ? itemHeaders : { ...itemHeaders, 'Content-Type': 'text/plain; charset=utf-8' }, body };
   return { method: method.toUpperCase(), path, headers: hasType ? itemHeaders : { ...itemHeaders, 'Content-Type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
 }
-
-/** A name the client sent, quoted as a message may show it: short, and printable ASCII. */
-const quoted = (name: string) => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name).replace(/[^\x20-\x7e]/g, '?');
 
 /** A relative path on this service, nothing that could leave it or climb out of it, and no batch inside a batch. */
 function checkPath(path: string, where: string): void {

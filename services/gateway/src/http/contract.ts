@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoteInput } from '@sandbox/runtime';
 import type { SchemeName } from '../auth/scheme';
 import type { FormBody } from './body';
 import type { RouteContext } from './context';
@@ -151,21 +152,11 @@ function formFields(form: FormBody): Record<string, string> {
     else values.set(name, value);
   }
   if (repeated.size) {
-    const names = [...repeated].map(shown);
+    const names = [...repeated].map((name) => quoteInput(name, { quotes: 'single' }));
     throw badRequest('invalid_body', `${names.join(', ')} ${names.length === 1 ? 'was' : 'were'} sent more than once; send each parameter once.`);
   }
   // fromEntries defines each name as an own property, even one called __proto__.
   return Object.fromEntries(values);
-}
-
-/**
- * A name the client sent, as a message may quote it: short, and only
- * printable ASCII without `"` and `\` (what RFC 6749 5.2 allows in an
- * error_description, and what a JSON string shows as it is).
- */
-function shown(name: string): string {
-  const chars = [...name];
-  return (chars.length > 40 ? `${chars.slice(0, 40).join('')}...` : name).replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
 }
 
 /**

@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { playground } from '@sandbox/contracts';
+import { quoteInput } from '@sandbox/runtime';
 import type { GatewayDeps } from '../deps';
 import { BATCH, BATCH_HEADERS } from '../http/batch';
 import type { RouteContext } from '../http/context';
@@ -60,12 +61,6 @@ const delayDeadline = (delayMs: number, cap: number) => Math.min(delayMs, cap) +
 // call, with the playground's status, code and words: for an HTTP client
 // these schemas are the one rule. Change a rule in both places.
 
-/** A caller's value inside a message: quoted, and cut short if long (as the playground shows it). */
-function shown(value: unknown): string {
-  const text = String(value);
-  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}...` : text);
-}
-
 interface WholeNumber {
   /** Completes "<name> must be …" when the value is not digits. */
   what: string;
@@ -89,7 +84,7 @@ function wholeNumber(name: string, rule: WholeNumber) {
   const { min, max, outOfRange } = rule;
   const number = z
     .string()
-    .regex(/^[0-9]+$/, { error: (issue) => `${name} must be ${rule.what}${/^-[0-9]+$/.test(String(issue.input)) ? ', not negative' : ''}; got ${shown(issue.input)}` })
+    .regex(/^[0-9]+$/, { error: (issue) => `${name} must be ${rule.what}${/^-[0-9]+$/.test(String(issue.input)) ? ', not negative' : ''}; got ${quoteInput(issue.input)}` })
     .transform((digits) => Math.min(Number(digits), Number.MAX_VALUE))
     .refine((value) => (min === undefined || value >= min) && (max === undefined || value <= max), {
       error: (issue) => outOfRange?.(issue.input as number) ?? `${name} must be from ${min} to ${max}; got ${issue.input}`,
@@ -107,7 +102,7 @@ function wholeNumber(name: string, rule: WholeNumber) {
 
 /** A value given in the query is one of these words. */
 const oneOf = <const T extends readonly [string, ...string[]]>(name: string, values: T, words: string) =>
-  z.enum(values, { error: (issue) => `${name} must be ${words}; got ${shown(issue.input)}` });
+  z.enum(values, { error: (issue) => `${name} must be ${words}; got ${quoteInput(issue.input)}` });
 
 const delayOf = (defaultMs: number, capMs: number) =>
   wholeNumber('delay', {
@@ -156,7 +151,7 @@ const redirectQuery = z
     status: z
       .string()
       .refine((value): value is (typeof REDIRECT_STATUSES)[number] => (REDIRECT_STATUSES as readonly string[]).includes(value.replace(/^0+(?=\d)/, '')), {
-        error: (issue) => `status must be one of 301, 302, 307 or 308; got ${/^[0-9]+$/.test(String(issue.input)) ? Number(issue.input) : shown(issue.input)}`,
+        error: (issue) => `status must be one of 301, 302, 307 or 308; got ${/^[0-9]+$/.test(String(issue.input)) ? Number(issue.input) : quoteInput(issue.input)}`,
       })
       .transform(Number)
       .default(302)
@@ -179,7 +174,7 @@ const redirectQuery = z
       .string()
       .regex(new RegExp(`^(?:${TRAIL_ENTRY}(?:\\.${TRAIL_ENTRY})*)?$`), {
         error: (issue) =>
-          `trail must hold one METHOD-bytes entry per redirect already followed, joined by dots; got ${shown(issue.input)}. This endpoint writes it into each Location: follow the Location rather than editing it`,
+          `trail must hold one METHOD-bytes entry per redirect already followed, joined by dots; got ${quoteInput(issue.input)}. This endpoint writes it into each Location: follow the Location rather than editing it`,
       })
       .optional()
       .meta({ description: 'Written by the service into each Location: what arrived at each request so far (METHOD-bytes, joined by dots), one entry per hop.', example: 'POST-7' }),
@@ -190,7 +185,7 @@ const redirectQuery = z
       ctx.addIssue({
         code: 'custom',
         path: ['trail'],
-        message: `trail must hold one METHOD-bytes entry per redirect already followed (hop=${hop} needs ${hop}), joined by dots; got ${shown(trail ?? '')}. This endpoint writes it into each Location: follow the Location rather than editing it`,
+        message: `trail must hold one METHOD-bytes entry per redirect already followed (hop=${hop} needs ${hop}), joined by dots; got ${quoteInput(trail ?? '')}. This endpoint writes it into each Location: follow the Location rather than editing it`,
       });
     }
   });
@@ -204,7 +199,7 @@ const TOKEN_LIST = new RegExp(`^\\s*$|^\\s*${TOKEN}\\s*(?:,\\s*${TOKEN}\\s*){0,$
 const tokenList = (name: string, what: string, description: string, example: string) =>
   z
     .string()
-    .regex(TOKEN_LIST, { error: (issue) => `${name} must be ${what} separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${shown(issue.input)}` })
+    .regex(TOKEN_LIST, { error: (issue) => `${name} must be ${what} separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${quoteInput(issue.input)}` })
     .optional()
     .meta({ description, example });
 const MAX_AGE_LIMIT = 86_400;
@@ -215,7 +210,7 @@ const labSteering = {
   allow_origin: z
     .string()
     .regex(/^[\x21-\x7e](?:[\x20-\x7e]{0,254}[\x21-\x7e])?$/, {
-      error: (issue) => `allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${shown(issue.input)}`,
+      error: (issue) => `allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${quoteInput(issue.input)}`,
     })
     .optional()
     .meta({
@@ -263,20 +258,20 @@ const corsInfoQuery = z.object({
   ...labSteering,
   method: z
     .string()
-    .regex(new RegExp(`^${TOKEN}$`), { error: (issue) => `method must be an HTTP method name such as PUT; got ${shown(issue.input)}` })
-    .max(32, { error: (issue) => `method must be an HTTP method name such as PUT; got ${shown(issue.input)}` })
+    .regex(new RegExp(`^${TOKEN}$`), { error: (issue) => `method must be an HTTP method name such as PUT; got ${quoteInput(issue.input)}` })
+    .max(32, { error: (issue) => `method must be an HTTP method name such as PUT; got ${quoteInput(issue.input)}` })
     .default('GET')
     .meta({ description: 'The method your page will use (fetch upper-cases only DELETE, GET, HEAD, OPTIONS, POST and PUT).', example: 'PUT' }),
   headers: z
     .string()
-    .regex(TOKEN_LIST, { error: (issue) => `headers must be header names separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${shown(issue.input)}` })
+    .regex(TOKEN_LIST, { error: (issue) => `headers must be header names separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${quoteInput(issue.input)}` })
     .refine((value) => !value.split(',').some((item) => item.trim() === '*'), { error: 'headers lists the header names your page will set; * is not a header name' })
     .optional()
     .meta({ description: 'The header names your page will set, separated by commas.', example: 'x-custom, authorization' }),
   content_type: z
     .string()
     .regex(/^[\x20-\x7e]{1,256}$/, {
-      error: (issue) => `content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${shown(issue.input)}`,
+      error: (issue) => `content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${quoteInput(issue.input)}`,
     })
     .optional()
     .meta({ description: 'The Content-Type your page will send, if any (it counts as a header).', example: 'application/json' }),
@@ -286,7 +281,7 @@ const corsInfoQuery = z.object({
   origin: z
     .string()
     .refine(isSerialisedOrigin, {
-      error: (issue) => `origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${shown(issue.input)}`,
+      error: (issue) => `origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${quoteInput(issue.input)}`,
     })
     .optional()
     .meta({ description: 'The origin of the page to ask about; default: this request’s Origin header (curl sends none).', example: 'https://learner.example' }),

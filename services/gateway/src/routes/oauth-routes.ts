@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { oauth } from '@sandbox/contracts';
-import { AppError, GrpcStatus } from '@sandbox/runtime';
+import { AppError, GrpcStatus, quoteInput } from '@sandbox/runtime';
 import { authorizationValue } from '../auth/scheme';
 import { decodeBasic } from '../auth/schemes/basic';
 import type { GatewayDeps } from '../deps';
@@ -103,12 +103,6 @@ const introspectionJson = (i: oauth.IntrospectResponse) =>
     ? { active: true, scope: i.scope, ...members({ client_id: i.clientId, token_type: i.tokenType, exp: i.exp, iat: i.iat, sub: i.sub, aud: i.aud, iss: i.iss, jti: i.jti }) }
     : { active: false };
 
-/** A value the client sent, quoted in an error_description: short, and only the characters RFC 6749 5.2 allows there. */
-function quoted(value: unknown): string {
-  const chars = [...String(value)];
-  return `'${(chars.length > 60 ? `${chars.slice(0, 60).join('')}...` : chars.join('')).replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?')}'`;
-}
-
 // ---- schemas: what the dispatcher validates and the OpenAPI document shows ----
 // The gateway owns the request's syntax: one value per parameter (a form is
 // checked as single values, contract.ts), the grant types and the parameters
@@ -190,7 +184,7 @@ const tokenBody = z
   .discriminatedUnion('grant_type', [clientCredentialsGrant, authorizationCodeGrant, refreshTokenGrant], {
     error: (issue) =>
       issue.code === 'invalid_union'
-        ? `grant_type ${quoted((issue.input as { grant_type?: unknown }).grant_type)} is not supported here: use client_credentials (the default), authorization_code or refresh_token`
+        ? `grant_type ${quoteInput((issue.input as { grant_type?: unknown }).grant_type, { quotes: 'single' })} is not supported here: use client_credentials (the default), authorization_code or refresh_token`
         : undefined,
   })
   .meta({

@@ -151,12 +151,12 @@ describe('the OAuth and auth playground answers, checked against the served Open
 
     it('token form: a repeated parameter is refused by name; one sent without a value counts as absent (RFC 6749 3.2)', async () => {
       const twice = conforming(400, 'POST', '/oauth/token')(await post('/oauth/token', 'grant_type=client_credentials&scope=hr:read&scope=stocks:read', asApp()));
-      expect(twice.json()).toEqual({ error: 'invalid_request', error_description: 'scope was sent more than once; send each parameter once.' });
+      expect(twice.json()).toEqual({ error: 'invalid_request', error_description: "'scope' was sent more than once; send each parameter once." });
       // grant_type= and scope= are as if left out: client credentials, every scope the app holds.
       const empty = conforming(200, 'POST', '/oauth/token')(await post('/oauth/token', 'grant_type=&scope=&client_id=', asApp()));
       expect(empty.json().scope.split(' ').sort()).toEqual(['hr:read', 'stocks:read']);
       const quoted = conforming(400, 'POST', '/oauth/token')(await post('/oauth/token', 'x%22%5C=1&x%22%5C=2', asApp()));
-      expect(quoted.json().error_description).toBe('x?? was sent more than once; send each parameter once.');
+      expect(quoted.json().error_description).toBe("'x??' was sent more than once; send each parameter once.");
     });
 
     it("a form the contract refuses still lands in the request log of the app it names, with the rule that failed", async () => {
@@ -168,7 +168,7 @@ describe('the OAuth and auth playground answers, checked against the served Open
         (entries) => entries.filter((e) => e.path === '/oauth/token').length >= 2,
         10_000,
       );
-      expect(logged.value.map((e) => e.failure).sort()).toEqual([expect.stringMatching(/^invalid_body: scope was sent more than once/), expect.stringMatching(/^unsupported_grant_type: /)]);
+      expect(logged.value.map((e) => e.failure).sort()).toEqual([expect.stringMatching(/^invalid_body: 'scope' was sent more than once/), expect.stringMatching(/^unsupported_grant_type: /)]);
     });
 
     it('introspect: active, inactive, and a missing token', async () => {

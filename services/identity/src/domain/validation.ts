@@ -1,6 +1,6 @@
 import * as ipaddr from 'ipaddr.js';
 import isEmail from 'validator/lib/isEmail';
-import { invalidArgument } from '@sandbox/runtime';
+import { invalidArgument, quoteInput } from '@sandbox/runtime';
 import { PATTERN } from './credentials';
 import { LIMITS, PACK_SCOPES, type PackScope } from './limits';
 import { forbiddenCharacter } from './text-rules';
@@ -111,7 +111,7 @@ export function appDescription(input: string): string {
 export function scopeList(input: readonly string[]): PackScope[] {
   for (const scope of input) {
     if (!(PACK_SCOPES as readonly string[]).includes(scope)) {
-      throw invalidArgument('unknown_scope', `scopes: ${JSON.stringify(scope.slice(0, 40))} is not a pack scope; use ${PACK_SCOPES.join(', ')}.`);
+      throw invalidArgument('unknown_scope', `scopes: ${quoteInput(scope)} is not a pack scope; use ${PACK_SCOPES.join(', ')}.`);
     }
   }
   return PACK_SCOPES.filter((scope) => input.includes(scope));
@@ -131,7 +131,7 @@ export function redirectUriList(input: readonly string[]): string[] {
   const result: string[] = [];
   input.forEach((uri, index) => {
     const problem = redirectUriProblem(uri);
-    if (problem) throw invalidArgument('invalid_redirect_uri', `redirectUris[${index}] ${quoteForMessage(uri)} is refused: ${problem}.`);
+    if (problem) throw invalidArgument('invalid_redirect_uri', `redirectUris[${index}] ${quoteInput(uri)} is refused: ${problem}.`);
     if (!result.includes(uri)) result.push(uri);
   });
   return result;
@@ -206,12 +206,6 @@ function isLoopbackHost(hostname: string): boolean {
   const address = ipaddr.parse(literal);
   // An IPv4-mapped IPv6 loopback ([::ffff:127.0.0.1]) is not one of RFC 8252's forms: its range is ipv4Mapped.
   return address.range() === 'loopback';
-}
-
-/** A value quoted for an error message: JSON-escaped, and cut short when long. */
-function quoteForMessage(value: string): string {
-  const chars = [...value];
-  return JSON.stringify(chars.length > 80 ? `${chars.slice(0, 80).join('')}…` : value);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AppError } from '@sandbox/runtime';
+import { AppError, quoteInput } from '@sandbox/runtime';
 import { PACK_SCOPES } from '../../src/domain/limits';
 import { appDescription, appName, checkPassword, displayEmail, isAppResourceId, normalizeEmail, redirectUriList, scopeList } from '../../src/domain/validation';
 
@@ -222,8 +222,13 @@ describe('validation', () => {
     ])('refuses %s, naming the item and the rule', (_label, uri, message) => {
       const r = refusal(() => redirectUriList(['https://ok.example/cb', uri]));
       expect(r.code).toBe('invalid_redirect_uri');
-      expect(r.message).toContain(`redirectUris[1] ${JSON.stringify(uri)} is refused: `);
+      expect(r.message).toContain(`redirectUris[1] ${quoteInput(uri)} is refused: `);
       expect(r.message).toMatch(message);
+    });
+    it('when a refused URI holds a right-to-left override, then the message shows it escaped, not applied', () => {
+      const r = refusal(() => redirectUriList(['https://client.example/\u202ecb']));
+      expect(r.message).toContain('redirectUris[0] "https://client.example/\\u202ecb" is refused: ');
+      expect(r.message).not.toContain('\u202e');
     });
     it('quotes a long refused URI only in part', () => {
       const r = refusal(() => redirectUriList([`javascript:${'x'.repeat(3000)}`]));

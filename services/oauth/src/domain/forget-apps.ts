@@ -1,4 +1,4 @@
-import { invalidArgument } from '@sandbox/runtime';
+import { invalidArgument, quoteInput } from '@sandbox/runtime';
 import type { EphemeralStore } from '../stores/ephemeral-store';
 
 /** An App ID as identity issues them: app_ and 22 random characters, which occur nowhere by chance. */
@@ -29,7 +29,7 @@ const APP_ID_LENGTH = 26;
  */
 export async function forgetApps(store: EphemeralStore, appIds: readonly string[]): Promise<number> {
   const wrong = appIds.find((appId) => !APP_ID.test(appId));
-  if (wrong !== undefined) throw invalidArgument('invalid_app_id', `${JSON.stringify(wrong.slice(0, 40))} is not an App ID (app_ and 22 letters, digits, _ or -).`);
+  if (wrong !== undefined) throw invalidArgument('invalid_app_id', `${quoteInput(wrong)} is not an App ID (app_ and 22 letters, digits, _ or -).`);
   if (!appIds.length) return 0;
   return store.forgetMatching(namesOneOf(new Set(appIds)));
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { GrpcStatus } from '@sandbox/runtime';
-import { BASIC_CHALLENGE, describable, invalidClient, oauthError, quote } from '../../src/domain/oauth2/errors';
+import { GrpcStatus, quoteInput } from '@sandbox/runtime';
+import { BASIC_CHALLENGE, describable, invalidClient, oauthError } from '../../src/domain/oauth2/errors';
 import { challengeProblem, s256, verifierProblem } from '../../src/domain/oauth2/pkce';
 import { differenceFromNearest } from '../../src/domain/oauth2/redirect-uri';
 import { inOrderOf, requestedScopes, requireSubset, stillHeld } from '../../src/domain/oauth2/scope';
@@ -13,9 +13,10 @@ describe('OAuth 2.0 rules without I/O', () => {
       expect(oauthError('invalid_request', 'bad "x"').message).toBe('bad ?x?');
     });
 
-    it('when a value is quoted back, then it is shortened and made safe', () => {
-      expect(quote('x'.repeat(100))).toBe(`'${'x'.repeat(60)}...'`);
-      expect(quote('a"b')).toBe("'a?b'");
+    it('when a value is quoted back in single quotes, then the message still passes describable() unchanged', () => {
+      const quoted = quoteInput('a "quoted" \\ caf\u00e9 \n', { quotes: 'single' });
+      expect(quoted).toBe("'a ?quoted? ? caf? ?'");
+      expect(describable(quoted)).toBe(quoted);
     });
 
     it('when invalid_client answers a Basic or a credential-less client, then it challenges Basic; a body client gets no challenge', () => {

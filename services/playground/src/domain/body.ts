@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
-import { invalidArgument } from '@sandbox/runtime';
-import { shown } from './http';
+import { invalidArgument, quoteInput } from '@sandbox/runtime';
 import { isJson, parseMediaType, type MediaType } from './media-type';
 import { parseForm } from './query';
 
@@ -39,7 +38,7 @@ function readJson(type: MediaType, body: Buffer): BodyReport {
   const notes: string[] = [];
   const charset = type.params.charset?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    notes.push(`JSON is always UTF-8 (RFC 8259 8.1); the declared charset ${shown(type.params.charset)} was ignored.`);
+    notes.push(`JSON is always UTF-8 (RFC 8259 8.1); the declared charset ${quoteInput(type.params.charset)} was ignored.`);
   }
   let text = utf8(body, 'JSON');
   if (text.startsWith('\uFEFF')) {
@@ -64,7 +63,7 @@ function readText(type: MediaType, body: Buffer): BodyReport {
   try {
     decoder = new TextDecoder(label, { fatal: true });
   } catch {
-    return bytesReport(body, [`The charset ${shown(label)} is not one this service can decode, so the body is reported as bytes.`]);
+    return bytesReport(body, [`The charset ${quoteInput(label)} is not one this service can decode, so the body is reported as bytes.`]);
   }
   try {
     const text = decoder.decode(body);
@@ -93,7 +92,7 @@ export function readBody(contentType: string | undefined, body: Buffer): BodyRep
       'No Content-Type was sent, so the body is reported as its size and sha256; send application/json, application/x-www-form-urlencoded or text/plain to see it parsed.',
     ]);
   }
-  if (!type) return bytesReport(body, [`The Content-Type ${shown(contentType)} is not a media type (type/subtype), so the body is reported as bytes.`]);
+  if (!type) return bytesReport(body, [`The Content-Type ${quoteInput(contentType)} is not a media type (type/subtype), so the body is reported as bytes.`]);
   if (isJson(type)) return readJson(type, body);
   if (type.essence === 'application/x-www-form-urlencoded') {
     return { kind: 'form', value: parseForm(utf8(body, 'form')), size: body.length, notes: [] };

@@ -1,5 +1,6 @@
+import { quoteInput } from '@sandbox/runtime';
 import { headerValue } from './headers';
-import { baseOrigin, jsonAnswer, shown, TOKEN, type Answer, type Inbound } from './http';
+import { baseOrigin, jsonAnswer, TOKEN, type Answer, type Inbound } from './http';
 import { parseMediaType } from './media-type';
 import { invalidParameter, Query } from './query';
 
@@ -167,7 +168,7 @@ function tokenList(query: Query, name: string, what: string): string[] | undefin
   if (value.trim() === '') return [];
   const items = value.split(',').map((item) => item.trim());
   if (items.length > 50 || items.some((item) => item !== '*' && !TOKEN.test(item))) {
-    throw invalidParameter(`${name} must be ${what} separated by commas (or *), at most 50; got ${shown(value)}.`);
+    throw invalidParameter(`${name} must be ${what} separated by commas (or *), at most 50; got ${quoteInput(value)}.`);
   }
   return items;
 }
@@ -176,13 +177,13 @@ function tokenList(query: Query, name: string, what: string): string[] | undefin
 export function readLabParameters(query: Query): LabParameters {
   const allowOrigin = query.single('allow_origin');
   if (allowOrigin !== undefined && !ORIGIN_VALUE.test(allowOrigin)) {
-    throw invalidParameter(`allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${shown(allowOrigin)}.`);
+    throw invalidParameter(`allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${quoteInput(allowOrigin)}.`);
   }
   const allowMethods = tokenList(query, 'allow_methods', 'method names');
   const allowHeaders = tokenList(query, 'allow_headers', 'header names');
   const credentials = query.single('allow_credentials');
   if (credentials !== undefined && credentials !== 'true' && credentials !== 'false') {
-    throw invalidParameter(`allow_credentials must be true or false; got ${shown(credentials)}.`);
+    throw invalidParameter(`allow_credentials must be true or false; got ${quoteInput(credentials)}.`);
   }
   const maxAge = query.has('max_age') ? query.integer('max_age', LAB_DEFAULT_MAX_AGE, `a whole number of seconds from 0 to ${MAX_AGE_LIMIT}`) : undefined;
   if (maxAge !== undefined && maxAge > MAX_AGE_LIMIT) throw invalidParameter(`max_age must be from 0 to ${MAX_AGE_LIMIT} seconds; got ${maxAge}.`);
@@ -214,20 +215,20 @@ function isSerialisedOrigin(value: string): boolean {
 
 export function readIntendedRequest(query: Query, originHeader: string | undefined): IntendedRequest {
   const givenMethod = query.single('method') ?? 'GET';
-  if (!TOKEN.test(givenMethod) || givenMethod.length > 32) throw invalidParameter(`method must be an HTTP method name such as PUT; got ${shown(givenMethod)}.`);
+  if (!TOKEN.test(givenMethod) || givenMethod.length > 32) throw invalidParameter(`method must be an HTTP method name such as PUT; got ${quoteInput(givenMethod)}.`);
   const listed = tokenList(query, 'headers', 'header names') ?? [];
   if (listed.includes('*')) throw invalidParameter('headers lists the header names your page will set; * is not a header name.');
   const contentType = query.single('content_type');
   if (contentType !== undefined && !/^[\x20-\x7e]{1,256}$/.test(contentType)) {
-    throw invalidParameter(`content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${shown(contentType)}.`);
+    throw invalidParameter(`content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${quoteInput(contentType)}.`);
   }
   const credentials = query.single('credentials') ?? 'same-origin';
   if (credentials !== 'omit' && credentials !== 'same-origin' && credentials !== 'include') {
-    throw invalidParameter(`credentials must be omit, same-origin or include (fetch's credentials option); got ${shown(credentials)}.`);
+    throw invalidParameter(`credentials must be omit, same-origin or include (fetch's credentials option); got ${quoteInput(credentials)}.`);
   }
   const originParam = query.single('origin');
   if (originParam !== undefined && !isSerialisedOrigin(originParam)) {
-    throw invalidParameter(`origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${shown(originParam)}.`);
+    throw invalidParameter(`origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${quoteInput(originParam)}.`);
   }
   const headers: string[] = [];
   for (const name of contentType !== undefined ? [...listed, 'Content-Type'] : listed) {

@@ -72,11 +72,6 @@ export function refusalAnswer(refusal: HttpRefusal, requestId: string): Answer {
   return jsonAnswer({ error: { code: refusal.code, message: refusal.message, requestId } }, refusal.status);
 }
 
-/** A caller-supplied value as shown inside a message: quoted, and cut short if long. */
-export function shown(value: string): string {
-  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}...` : value);
-}
-
 /** The request inside a call message; a call without one is a caller's bug. */
 export function inboundOf(http: Inbound | undefined): Inbound {
   if (!http) throw invalidArgument('invalid_request', 'The call carries no HTTP request.');

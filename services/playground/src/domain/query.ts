@@ -1,5 +1,4 @@
-import { invalidArgument } from '@sandbox/runtime';
-import { shown } from './http';
+import { invalidArgument, quoteInput } from '@sandbox/runtime';
 
 /** A parameter given once is a string; one given more than once, an array in the order given. */
 export type FormValue = string | string[];
@@ -50,7 +49,7 @@ export class Query {
     if (value === undefined) return defaultValue;
     if (!/^[0-9]+$/.test(value)) {
       const negative = /^-[0-9]+$/.test(value);
-      throw invalidParameter(`${name} must be ${what}${negative ? ', not negative' : ''}; got ${shown(value)}.`);
+      throw invalidParameter(`${name} must be ${what}${negative ? ', not negative' : ''}; got ${quoteInput(value)}.`);
     }
     // Hundreds of digits overflow to Infinity, which JSON cannot show; they are just very large.
     return Math.min(Number(value), Number.MAX_VALUE);

@@ -1,7 +1,7 @@
-import { AppError, invalidArgument } from '@sandbox/runtime';
+import { AppError, invalidArgument, quoteInput } from '@sandbox/runtime';
 import { readBody, sha256, type BodyReport } from './body';
 import { headerValue } from './headers';
-import { basePath, jsonAnswer, shown, type Answer, type Inbound } from './http';
+import { basePath, jsonAnswer, type Answer, type Inbound } from './http';
 import { invalidParameter, Query } from './query';
 
 export const REDIRECT_PATH = '/playground/redirect';
@@ -29,7 +29,7 @@ function readTrail(value: string | undefined, hop: number): Arrival[] {
   const parsed = entries.map((entry) => TRAIL_ENTRY.exec(entry));
   if (entries.length !== hop || parsed.some((match) => match === null)) {
     throw invalidParameter(
-      `trail must hold one METHOD-bytes entry per redirect already followed (hop=${hop} needs ${hop}), joined by dots; got ${shown(value ?? '')}. ` +
+      `trail must hold one METHOD-bytes entry per redirect already followed (hop=${hop} needs ${hop}), joined by dots; got ${quoteInput(value ?? '')}. ` +
         'This endpoint writes it into each Location: follow the Location rather than editing it.',
     );
   }
@@ -87,7 +87,7 @@ export function redirect(request: Inbound): Answer {
   if (hop > n) throw invalidParameter(`hop must be from 0 to n (${n}); got ${hop}.`);
   const earlier = readTrail(query.single('trail'), hop);
   if (!/^[A-Za-z]{1,16}$/.test(request.method)) {
-    throw invalidArgument('invalid_method', `The redirect chain records methods made of letters only; ${shown(request.method)} is not one.`);
+    throw invalidArgument('invalid_method', `The redirect chain records methods made of letters only; ${quoteInput(request.method)} is not one.`);
   }
   const here: Arrival = { method: request.method, bodyBytes: request.body.length };
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import busboy from 'busboy';
-import { invalidArgument } from '@sandbox/runtime';
-import { HttpRefusal, jsonAnswer, shown, type Answer } from './http';
+import { invalidArgument, quoteInput } from '@sandbox/runtime';
+import { HttpRefusal, jsonAnswer, type Answer } from './http';
 import { parseMediaType } from './media-type';
 
 const MiB = 1024 * 1024;
@@ -77,7 +77,7 @@ export class MultipartReader {
         'not_multipart',
         contentType === undefined
           ? 'The request has no Content-Type; an upload is multipart/form-data (curl -F file=@photo.jpg, or a browser FormData).'
-          : `The Content-Type is ${shown(contentType)}; an upload is multipart/form-data (curl -F file=@photo.jpg, or a browser FormData).`,
+          : `The Content-Type is ${quoteInput(contentType)}; an upload is multipart/form-data (curl -F file=@photo.jpg, or a browser FormData).`,
       );
     }
     const boundary = type.params.boundary;
@@ -123,7 +123,7 @@ export class MultipartReader {
         hash.update(chunk);
       });
       stream.on('limit', () =>
-        this.fail(new HttpRefusal(413, 'file_too_large', `The file part ${shown(name)}${info.filename ? ` (${shown(info.filename)})` : ''} is larger than the limit of ${bytesInWords(this.limits.fileBytes)} per file.`)),
+        this.fail(new HttpRefusal(413, 'file_too_large', `The file part ${quoteInput(name)}${info.filename ? ` (${quoteInput(info.filename)})` : ''} is larger than the limit of ${bytesInWords(this.limits.fileBytes)} per file.`)),
       );
       stream.on('end', () => {
         this.openFiles--;
@@ -135,7 +135,7 @@ export class MultipartReader {
     this.parser.on('field', (name, value, info) => {
       if (!this.countPart()) return;
       if (info.valueTruncated) {
-        this.fail(new HttpRefusal(413, 'field_too_large', `The field ${shown(name)} is longer than the limit of ${bytesInWords(this.limits.fieldBytes)} per field value; send large content as a file part.`));
+        this.fail(new HttpRefusal(413, 'field_too_large', `The field ${quoteInput(name)} is longer than the limit of ${bytesInWords(this.limits.fieldBytes)} per field value; send large content as a file part.`));
         return;
       }
       this.parts.push({ type: 'field', name, value });

@@ -1,5 +1,6 @@
 import type { EntityDefinition, PackDefinition } from '../entity';
-import { notFound, shown } from '../errors';
+import { quoteInput } from '@sandbox/runtime';
+import { notFound } from '../errors';
 import { cricket } from './cricket';
 import { fpa } from './fpa';
 import { hr } from './hr';
@@ -16,7 +17,7 @@ export const ENTITIES: readonly EntityDefinition[] = PACKS.flatMap((pack) => pac
 
 export function findPack(name: string): PackDefinition {
   const pack = PACKS.find((p) => p.name === name);
-  if (!pack) throw notFound('unknown_pack', `There is no pack ${shown(name)}. Packs: ${PACKS.map((p) => p.name).join(', ')}.`);
+  if (!pack) throw notFound('unknown_pack', `There is no pack ${quoteInput(name)}. Packs: ${PACKS.map((p) => p.name).join(', ')}.`);
   return pack;
 }
 
@@ -24,7 +25,7 @@ export function findEntity(packName: string, entityName: string): EntityDefiniti
   const pack = findPack(packName);
   const entity = pack.entities.find((e) => e.name === entityName);
   if (!entity) {
-    throw notFound('unknown_entity', `Pack '${pack.name}' has no entity ${shown(entityName)}. Entities: ${pack.entities.map((e) => e.name).join(', ')}.`);
+    throw notFound('unknown_entity', `Pack '${pack.name}' has no entity ${quoteInput(entityName)}. Entities: ${pack.entities.map((e) => e.name).join(', ')}.`);
   }
   return entity;
 }

@@ -1,6 +1,6 @@
 import type { oauth } from '@sandbox/contracts';
+import { quoteInput } from '@sandbox/runtime';
 import { epochSeconds } from '../clock';
-import { quote } from './encoding';
 import { oauth1Problem } from './errors';
 import { checkSignedRequest } from './check';
 import { ACCESS_TOKEN_PREFIX, newAccessToken, REQUEST_TOKEN_PATTERN, requestTokenSecret, secretKeyOf, verifierFor } from './credentials';
@@ -25,7 +25,7 @@ export async function accessToken(deps: OAuth1Deps, request: oauth.SignedRequest
       required: ['oauth_token', 'oauth_verifier'],
       async token(protocol, consumerKey) {
         const token = protocol.get('oauth_token')!;
-        const rejected = (problem: 'token_rejected' | 'token_expired' | 'token_used', why: string) => oauth1Problem(problem, `oauth_token ${quote(token, 20)} ${why}`);
+        const rejected = (problem: 'token_rejected' | 'token_expired' | 'token_used', why: string) => oauth1Problem(problem, `oauth_token ${quoteInput(token, { max: 20, quotes: 'single' })} ${why}`);
         if (!REQUEST_TOKEN_PATTERN.test(token)) {
           const already = token.startsWith(ACCESS_TOKEN_PREFIX) ? ' This is an access token: leg 3 is signed with the temporary token and its secret.' : '';
           throw rejected('token_rejected', `is not a temporary token this sandbox issued (they start with o1rt_).${already}`);
@@ -47,11 +47,11 @@ export async function accessToken(deps: OAuth1Deps, request: oauth.SignedRequest
   if (!sameSecret(checked.protocol.get('oauth_verifier')!, verifierFor(key, token))) {
     throw oauth1Problem(
       'verifier_invalid',
-      `oauth_verifier is not the one GET /oauth1/authorize issued for oauth_token ${quote(token, 20)}: use the oauth_verifier from the authorize answer (or the callback URL) of this same token.`,
+      `oauth_verifier is not the one GET /oauth1/authorize issued for oauth_token ${quoteInput(token, { max: 20, quotes: 'single' })}: use the oauth_verifier from the authorize answer (or the callback URL) of this same token.`,
     );
   }
   if (!(await state.claimRequestToken(token, checked.token.context, { usedAt: deps.clock() }))) {
-    throw oauth1Problem('token_used', `oauth_token ${quote(token, 20)} was exchanged for an access token by another request a moment ago: a temporary token works once.`);
+    throw oauth1Problem('token_used', `oauth_token ${quoteInput(token, { max: 20, quotes: 'single' })} was exchanged for an access token by another request a moment ago: a temporary token works once.`);
   }
   const iat = epochSeconds(deps.clock);
   const issued = newAccessToken(key, { app: checked.consumerKey, iat, exp: iat + ACCESS_TOKEN_LIFETIME_SECONDS });

@@ -1,5 +1,6 @@
 import type { oauth } from '@sandbox/contracts';
-import { percentEncode, quote } from './encoding';
+import { quoteInput } from '@sandbox/runtime';
+import { percentEncode } from './encoding';
 import { oauth1Problem } from './errors';
 import { REQUEST_TOKEN_PATTERN, secretKeyOf, verifierFor } from './credentials';
 import type { OAuth1Deps } from './deps';
@@ -23,7 +24,7 @@ export async function authorize(deps: OAuth1Deps, oauthToken: string, requestId?
   if (oauthToken === '') {
     throw oauth1Problem('parameter_absent', 'Missing oauth_token (oauth_parameters_absent=oauth_token): send the temporary token from POST /oauth1/request_token as the query parameter oauth_token.');
   }
-  const rejected = (why: string) => oauth1Problem('token_rejected', `oauth_token ${quote(oauthToken, 20)} ${why}`);
+  const rejected = (why: string) => oauth1Problem('token_rejected', `oauth_token ${quoteInput(oauthToken, { max: 20, quotes: 'single' })} ${why}`);
   if (!REQUEST_TOKEN_PATTERN.test(oauthToken)) {
     throw rejected('is not a temporary token this sandbox issued: use the oauth_token that POST /oauth1/request_token answered (it starts with o1rt_).');
   }

@@ -1,8 +1,8 @@
 import type { common, oauth } from '@sandbox/contracts';
+import { quoteInput } from '@sandbox/runtime';
 import { usable, type AppSigningKey } from '../app-directory';
 import { epochSeconds } from '../clock';
 import { signatureBaseString, type NameValue } from './base-string';
-import { quote } from './encoding';
 import { oauth1Problem } from './errors';
 import type { OAuth1Deps } from './deps';
 import { parseSignedRequest, type ParsedRequest } from './signed-request';
@@ -54,11 +54,11 @@ export async function checkSignedRequest<T>(deps: OAuth1Deps, request: oauth.Sig
 
   const version = protocol.get('oauth_version');
   if (version !== undefined && version !== '1.0') {
-    throw oauth1Problem('version_rejected', `oauth_version is ${quote(version)}; this server speaks OAuth 1.0a, whose version is '1.0' (or leave the parameter out).`);
+    throw oauth1Problem('version_rejected', `oauth_version is ${quoteInput(version, { quotes: 'single' })}; this server speaks OAuth 1.0a, whose version is '1.0' (or leave the parameter out).`);
   }
   if (!isSignatureMethod(method!)) {
     const rsa = method === 'RSA-SHA1' ? ' RSA-SHA1 needs an RSA public key registered for the consumer, which the sandbox does not take.' : '';
-    throw oauth1Problem('signature_method_rejected', `oauth_signature_method ${quote(method!)} is not supported: use one of ${SIGNATURE_METHODS.join(', ')} (names are case-sensitive).${rsa}`);
+    throw oauth1Problem('signature_method_rejected', `oauth_signature_method ${quoteInput(method!, { quotes: 'single' })} is not supported: use one of ${SIGNATURE_METHODS.join(', ')} (names are case-sensitive).${rsa}`);
   }
   const timestamp = protocol.get('oauth_timestamp');
   if (timestamp !== undefined) checkTimestamp(deps, timestamp);
@@ -67,10 +67,10 @@ export async function checkSignedRequest<T>(deps: OAuth1Deps, request: oauth.Sig
   const consumerKey = protocol.get('oauth_consumer_key')!;
   const consumer = (app: AppSigningKey) => {
     if (!app.found) {
-      throw oauth1Problem('consumer_key_unknown', `No app has the consumer key ${quote(consumerKey)}: the consumer key is your App ID (app_...), and the consumer secret your API key (ak_...).`);
+      throw oauth1Problem('consumer_key_unknown', `No app has the consumer key ${quoteInput(consumerKey, { quotes: 'single' })}: the consumer key is your App ID (app_...), and the consumer secret your API key (ak_...).`);
     }
     if (!app.active) {
-      throw oauth1Problem('consumer_key_rejected', `The app with consumer key ${quote(consumerKey)} is revoked: its credentials and tokens no longer work.`);
+      throw oauth1Problem('consumer_key_rejected', `The app with consumer key ${quoteInput(consumerKey, { quotes: 'single' })} is revoked: its credentials and tokens no longer work.`);
     }
     return app;
   };
@@ -86,7 +86,7 @@ export async function checkSignedRequest<T>(deps: OAuth1Deps, request: oauth.Sig
   if (nonce !== undefined && !(await new OAuth1State(deps.store, deps.clock).rememberNonce(consumerKey, nonce, timestamp ?? ''))) {
     throw oauth1Problem(
       'nonce_used',
-      `oauth_nonce ${quote(nonce)} was already used with this consumer key in the last ${(2 * TIMESTAMP_WINDOW_SECONDS) / 60} minutes: a request cannot be replayed; send a fresh random nonce (and timestamp) with every request.`,
+      `oauth_nonce ${quoteInput(nonce, { quotes: 'single' })} was already used with this consumer key in the last ${(2 * TIMESTAMP_WINDOW_SECONDS) / 60} minutes: a request cannot be replayed; send a fresh random nonce (and timestamp) with every request.`,
     );
   }
   return { consumerKey, principal: app.principal, protocol, token };
@@ -107,7 +107,7 @@ function absentParameters(absent: string[], parsed: ParsedRequest) {
 
 function checkTimestamp(deps: OAuth1Deps, timestamp: string): void {
   if (!/^\d{1,15}$/.test(timestamp)) {
-    throw oauth1Problem('parameter_rejected', `oauth_timestamp ${quote(timestamp)} is not a whole number of seconds since 1970-01-01T00:00:00Z (Unix time, e.g. 1700000000).`);
+    throw oauth1Problem('parameter_rejected', `oauth_timestamp ${quoteInput(timestamp, { quotes: 'single' })} is not a whole number of seconds since 1970-01-01T00:00:00Z (Unix time, e.g. 1700000000).`);
   }
   const now = epochSeconds(deps.clock);
   const difference = Number(timestamp) - now;
@@ -153,7 +153,7 @@ function signatureHints(parsed: ParsedRequest, method: SignatureMethod, consumer
   }
   const raw = (parsed.rawBaseUrl.split(/[?#]/)[0] ?? '').trim();
   if (raw !== parsed.baseUri && matches(base(raw, parsed.params))) {
-    return ` Your signature matches the URL as written, ${quote(raw)}: the base string URI has its scheme and host in lowercase and no default port (RFC 5849 3.4.1.2).`;
+    return ` Your signature matches the URL as written, ${quoteInput(raw, { quotes: 'single' })}: the base string URI has its scheme and host in lowercase and no default port (RFC 5849 3.4.1.2).`;
   }
   return '';
 }

@@ -22,14 +22,3 @@ export function percentDecode(value: string): string | undefined {
     return undefined;
   }
 }
-
-/**
- * A value the client sent, quoted in a message: printable ASCII only (other
- * characters become "?", so a message can travel in a header or trailer
- * unharmed), shortened past `max` characters.
- */
-export function quote(value: string, max = 80): string {
-  const chars = [...value];
-  const shown = chars.length > max ? `${chars.slice(0, max).join('')}...` : value;
-  return `'${shown.replace(/[^\x20-\x7e]/g, '?')}'`;
-}

@@ -1,5 +1,5 @@
 import type { oauth } from '@sandbox/contracts';
-import { quote } from './encoding';
+import { quoteInput } from '@sandbox/runtime';
 import { oauth1Problem } from './errors';
 import { checkSignedRequest } from './check';
 import { newRequestToken, requestTokenSecret, secretKeyOf } from './credentials';
@@ -35,7 +35,7 @@ export async function requestToken(deps: OAuth1Deps, request: oauth.SignedReques
         if (!isAcceptableCallback(callback)) {
           throw oauth1Problem(
             'parameter_rejected',
-            `oauth_callback ${quote(callback)} is neither 'oob' (out of band: the user reads the verifier off the page) nor an absolute http or https URL of at most ${CALLBACK_MAX} characters.`,
+            `oauth_callback ${quoteInput(callback, { quotes: 'single' })} is neither 'oob' (out of band: the user reads the verifier off the page) nor an absolute http or https URL of at most ${CALLBACK_MAX} characters.`,
           );
         }
       },

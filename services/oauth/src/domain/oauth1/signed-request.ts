@@ -1,6 +1,7 @@
 import type { oauth } from '@sandbox/contracts';
+import { quoteInput } from '@sandbox/runtime';
 import { baseStringUri, type NameValue } from './base-string';
-import { percentDecode, quote } from './encoding';
+import { percentDecode } from './encoding';
 import { oauth1Problem } from './errors';
 
 type Where = 'the Authorization header' | 'the query or form body';
@@ -89,14 +90,14 @@ export function parseAuthorizationHeader(authorization: string): NameValue[] {
     const rawName = text.slice(nameStart, i);
     if (rawName === '') fail('a parameter name was expected');
     skip(/\s/);
-    if (text[i] !== '=') fail(`"=" was expected after ${quote(rawName)}`);
+    if (text[i] !== '=') fail(`"=" was expected after ${quoteInput(rawName, { quotes: 'single' })}`);
     i++;
     skip(/\s/);
     let rawValue = '';
     if (text[i] === '"') {
       i++;
       for (;;) {
-        if (i >= text.length) fail(`the value of ${quote(rawName)} has no closing quote`);
+        if (i >= text.length) fail(`the value of ${quoteInput(rawName, { quotes: 'single' })} has no closing quote`);
         const char = text[i++];
         if (char === '"') break;
         rawValue += char === '\\' && i < text.length ? text[i++] : char;
@@ -107,11 +108,11 @@ export function parseAuthorizationHeader(authorization: string): NameValue[] {
       rawValue = text.slice(valueStart, i);
     }
     skip(/\s/);
-    if (i < text.length && text[i] !== ',') fail(`"," was expected after the value of ${quote(rawName)}`);
+    if (i < text.length && text[i] !== ',') fail(`"," was expected after the value of ${quoteInput(rawName, { quotes: 'single' })}`);
     const name = percentDecode(rawName);
     const value = percentDecode(rawValue);
     if (name === undefined || value === undefined) {
-      throw oauth1Problem('parameter_rejected', `${HEADER_SYNTAX}; the parameter ${quote(rawName)} is not valid percent-encoded UTF-8.`);
+      throw oauth1Problem('parameter_rejected', `${HEADER_SYNTAX}; the parameter ${quoteInput(rawName, { quotes: 'single' })} is not valid percent-encoded UTF-8.`);
     }
     if (name !== 'realm') params.push({ name, value });
   }

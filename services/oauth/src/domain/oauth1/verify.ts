@@ -1,5 +1,5 @@
 import type { common, oauth } from '@sandbox/contracts';
-import { quote } from './encoding';
+import { quoteInput } from '@sandbox/runtime';
 import { isRefusal, oauth1Problem } from './errors';
 import { checkSignedRequest } from './check';
 import { accessTokenSecret, readAccessToken, REQUEST_TOKEN_PATTERN, secretKeyOf } from './credentials';
@@ -25,7 +25,7 @@ export async function verify(deps: OAuth1Deps, request: oauth.SignedRequest | un
         async token(protocol, consumerKey) {
           const token = protocol.get('oauth_token') ?? '';
           if (token === '') throw oauth1Problem('token_rejected', `The request carries no oauth_token: ${THREE_LEGS}.`);
-          const rejected = (why: string) => oauth1Problem('token_rejected', `oauth_token ${quote(token, 20)} ${why}`);
+          const rejected = (why: string) => oauth1Problem('token_rejected', `oauth_token ${quoteInput(token, { max: 20, quotes: 'single' })} ${why}`);
           if (REQUEST_TOKEN_PATTERN.test(token)) throw rejected(`is the temporary token of leg 1, not an access token: ${THREE_LEGS}.`);
           const read = readAccessToken(key, token);
           if (!read.ok) throw rejected(`is not an access token this sandbox issued: ${THREE_LEGS}.`);

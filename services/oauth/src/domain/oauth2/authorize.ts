@@ -1,8 +1,8 @@
 import type { oauth } from '@sandbox/contracts';
-import { AppError } from '@sandbox/runtime';
+import { AppError, quoteInput } from '@sandbox/runtime';
 import { usable, type DirectoryApp } from '../app-directory';
 import type { OAuth2Deps } from './deps';
-import { oauthError, quote, type OAuth2ErrorCode } from './errors';
+import { oauthError, type OAuth2ErrorCode } from './errors';
 import { challengeProblem } from './pkce';
 import { differenceFromNearest } from './redirect-uri';
 import { inOrderOf, requestedScopes, requireSubset } from './scope';
@@ -42,7 +42,7 @@ export async function authorize(deps: OAuth2Deps, request: oauth.AuthorizeReques
   if (!request.clientId) throw oauthError('invalid_request', 'client_id is required: send the App ID of your app.');
   const app = await deps.apps.lookup(request.clientId, requestId, (view) => admits(view, request));
   if (!app.found || !app.principal) {
-    throw oauthError('invalid_request', `client_id ${quote(request.clientId)} is not the App ID of any app here; copy the App ID from the portal.`);
+    throw oauthError('invalid_request', `client_id ${quoteInput(request.clientId, { quotes: 'single' })} is not the App ID of any app here; copy the App ID from the portal.`);
   }
   if (!app.active) throw oauthError('unauthorized_client', 'The app is revoked, so it cannot ask for authorization any more; create a new app.');
   if (repeated.has('redirect_uri')) throw oauthError('invalid_request', 'redirect_uri was sent more than once; send it once (RFC 6749 3.1).');
@@ -64,8 +64,8 @@ export async function authorize(deps: OAuth2Deps, request: oauth.AuthorizeReques
     throw oauthError(
       'invalid_request',
       registered.length === 0
-        ? `redirect_uri ${quote(redirectUri)} is not registered: the app has no registered redirect URI; register the exact URI first (PUT /api/apps/{id}/redirect-uris).`
-        : `redirect_uri ${quote(redirectUri)} is not registered for this app (${registered.length} registered; the match is exact, character for character). ${differenceFromNearest(redirectUri, registered)}`,
+        ? `redirect_uri ${quoteInput(redirectUri, { quotes: 'single' })} is not registered: the app has no registered redirect URI; register the exact URI first (PUT /api/apps/{id}/redirect-uris).`
+        : `redirect_uri ${quoteInput(redirectUri, { quotes: 'single' })} is not registered for this app (${registered.length} registered; the match is exact, character for character). ${differenceFromNearest(redirectUri, registered)}`,
     );
   }
 
@@ -119,7 +119,7 @@ function checkRequest(request: oauth.AuthorizeRequest, repeated: Set<string>, ap
 
   if (request.responseType === '') throw redirected('invalid_request', 'response_type is required: send response_type=code.');
   if (request.responseType !== 'code') {
-    throw redirected('unsupported_response_type', `response_type ${quote(request.responseType)} is not supported: this server offers the authorization code flow only (response_type=code).`);
+    throw redirected('unsupported_response_type', `response_type ${quoteInput(request.responseType, { quotes: 'single' })} is not supported: this server offers the authorization code flow only (response_type=code).`);
   }
 
   const challenge = request.codeChallenge;
@@ -130,7 +130,7 @@ function checkRequest(request: oauth.AuthorizeRequest, repeated: Set<string>, ap
       throw redirected('invalid_request', 'code_challenge_method is missing, and without it RFC 7636 4.3 means plain, which this server does not accept: send code_challenge_method=S256.');
     }
     if (method === 'plain') throw redirected('invalid_request', 'code_challenge_method plain is not accepted (it protects nothing if the request is seen): use S256.');
-    if (method !== 'S256') throw redirected('invalid_request', `code_challenge_method ${quote(method)} is not supported: use S256.`);
+    if (method !== 'S256') throw redirected('invalid_request', `code_challenge_method ${quoteInput(method, { quotes: 'single' })} is not supported: use S256.`);
     const problem = challengeProblem(challenge);
     if (problem) throw redirected('invalid_request', problem);
   }

@@ -23,13 +23,6 @@ export function describable(text: string): string {
   return text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
 }
 
-/** A value the client sent, quoted for a message: shortened, and safe per describable(). */
-export function quote(value: string, max = 60): string {
-  const chars = [...value];
-  const shown = chars.length > max ? `${chars.slice(0, max).join('')}...` : value;
-  return `'${describable(shown)}'`;
-}
-
 /** A refusal the gateway answers with 400 and this error value. */
 export function oauthError(code: Exclude<OAuth2ErrorCode, 'invalid_client'>, message: string): AppError {
   return new AppError(GrpcStatus.INVALID_ARGUMENT, code, describable(message));

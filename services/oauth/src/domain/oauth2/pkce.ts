@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { quote } from './errors';
+import { quoteInput } from '@sandbox/runtime';
 
 /** RFC 7636 4.1: code_verifier = 43*128 unreserved characters. */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -24,5 +24,5 @@ export function verifierProblem(verifier: string): string | undefined {
   const length = [...verifier].length;
   if (length < 43 || length > 128) return `code_verifier must be 43 to 128 characters long (RFC 7636 4.1); it has ${length}.`;
   const bad = [...verifier].find((char) => !/[A-Za-z0-9\-._~]/.test(char))!;
-  return `code_verifier may hold only A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1); it holds ${quote(bad)}.`;
+  return `code_verifier may hold only A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1); it holds ${quoteInput(bad, { quotes: 'single' })}.`;
 }

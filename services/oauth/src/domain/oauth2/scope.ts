@@ -1,4 +1,5 @@
-import { oauthError, quote } from './errors';
+import { quoteInput } from '@sandbox/runtime';
+import { oauthError } from './errors';
 
 /** RFC 6749 3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -15,7 +16,7 @@ export function requestedScopes(raw: string): string[] | undefined {
     if (!SCOPE_TOKEN.test(token)) {
       throw oauthError(
         'invalid_scope',
-        `scope ${quote(raw)} is malformed: scopes are separated by single spaces and hold only printable ASCII other than double quote and backslash (RFC 6749 3.3).`,
+        `scope ${quoteInput(raw, { quotes: 'single' })} is malformed: scopes are separated by single spaces and hold only printable ASCII other than double quote and backslash (RFC 6749 3.3).`,
       );
     }
   }
@@ -30,9 +31,9 @@ export function requireSubset(requested: readonly string[], allowed: readonly st
   const outside = requested.filter((scope) => !allowed.includes(scope));
   if (outside.length === 0) return;
   const comma = outside.find((scope) => scope.includes(','));
-  const hint = comma ? ` Scopes are separated by spaces, not commas: ${quote(comma)} reads as one scope.` : '';
+  const hint = comma ? ` Scopes are separated by spaces, not commas: ${quoteInput(comma, { quotes: 'single' })} reads as one scope.` : '';
   const held = allowed.length ? allowed.join(' ') : 'none';
-  throw oauthError('invalid_scope', `${outside.map((scope) => quote(scope)).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not among the scopes ${what} (${held}).${hint} ${advice}`);
+  throw oauthError('invalid_scope', `${outside.map((scope) => quoteInput(scope, { quotes: 'single' })).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not among the scopes ${what} (${held}).${hint} ${advice}`);
 }
 
 /** `scopes` in the order of `reference` (the app's own order), so answers read the same whatever order a request used. */

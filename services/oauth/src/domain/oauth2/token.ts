@@ -1,8 +1,9 @@
 import type { common, oauth } from '@sandbox/contracts';
+import { quoteInput } from '@sandbox/runtime';
 import { issueAccessToken } from './access-token';
 import { authenticateClient } from './client-auth';
 import type { OAuth2Deps } from './deps';
-import { oauthError, quote } from './errors';
+import { oauthError } from './errors';
 import { GrantState, type IssuedRefresh, type RefreshRecord } from './grant-state';
 import { requireIssuer } from './issuer';
 import { s256, verifierProblem } from './pkce';
@@ -28,7 +29,7 @@ export async function token(deps: OAuth2Deps, request: oauth.TokenRequest, reque
   }
   const grant = (request.grantType || 'client_credentials') as Grant;
   if (!GRANTS.includes(grant)) {
-    throw oauthError('unsupported_grant_type', `grant_type ${quote(request.grantType)} is not supported here: use client_credentials (the default), authorization_code or refresh_token.`);
+    throw oauthError('unsupported_grant_type', `grant_type ${quoteInput(request.grantType, { quotes: 'single' })} is not supported here: use client_credentials (the default), authorization_code or refresh_token.`);
   }
   const client = await authenticateClient(deps, request.client, requestId);
   const state = new GrantState(deps.store, deps.clock, deps.changes);

@@ -1,4 +1,4 @@
-import { shown } from './text';
+import { quoteInput } from '@sandbox/runtime';
 
 /** RFC 9110 5.6.2 token characters. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+/;
@@ -19,7 +19,7 @@ export function parseDigestAuthorization(header: string): Map<string, string> | 
   skip(/^[ \t,]+/);
   while (rest !== '') {
     const name = TOKEN.exec(rest)?.[0];
-    if (!name) return `The Digest header does not parse near ${shown(rest, 20)}: expected name=value pairs separated by commas.`;
+    if (!name) return `The Digest header does not parse near ${quoteInput(rest, { max: 20, quotes: 'single' })}: expected name=value pairs separated by commas.`;
     rest = rest.slice(name.length);
     skip(/^[ \t]*/);
     if (!rest.startsWith('=')) return `The Digest header's ${name} has no value (expected ${name}=value).`;

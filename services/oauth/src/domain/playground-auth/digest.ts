@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { common, oauth } from '@sandbox/contracts';
-import { invalidArgument } from '@sandbox/runtime';
+import { invalidArgument, quoteInput } from '@sandbox/runtime';
 import { storeTtl } from '../stored-records';
 import { usable } from '../app-directory';
 import type { PlaygroundAuthDeps } from './deps';
 import { parseDigestAuthorization } from './digest-header';
 import { mintNonce, NONCE_CLOCK_TOLERANCE_MS, NONCE_LIFETIME_MS, nonceKey, opaqueFor, openNonce } from './digest-nonce';
-import { accepted, refused, sameText, sha256Hex, shown, when } from './text';
+import { accepted, refused, sameText, sha256Hex, when } from './text';
 
 /** The algorithms offered (SHA-256 first: curl --digest answers the first challenge) and accepted. */
 export const DIGEST_CHALLENGE_ALGORITHMS = ['SHA-256', 'MD5'] as const;
@@ -87,9 +87,9 @@ export async function digestVerify(deps: PlaygroundAuthDeps, request: oauth.Dige
   if (opened.issuedAt > now + NONCE_CLOCK_TOLERANCE_MS) return answer(refused(`nonce: its issue time lies ahead of server time (${when(now)}): ${FRESH}.`));
   if (!params.has('opaque')) return answer(refused('opaque is missing: return the opaque value of the challenge unchanged (RFC 7616 3.3).'));
   if (!sameText(opaqueFor(key, nonce), param('opaque'))) return answer(refused('opaque differs from the one sent with this nonce: return it unchanged.'));
-  if (!opened.realmMatches) return answer(refused(`realm ${shown(realm)} is not the realm of the challenge that issued this nonce: send realm exactly as the challenge gave it.`));
+  if (!opened.realmMatches) return answer(refused(`realm ${quoteInput(realm, { quotes: 'single' })} is not the realm of the challenge that issued this nonce: send realm exactly as the challenge gave it.`));
   if (uri !== request.uri) {
-    return answer(refused(`uri ${shown(uri, 200)} differs from the request-target ${shown(request.uri, 200)}: it must be the path and query exactly as on the request line.`));
+    return answer(refused(`uri ${quoteInput(uri, { max: 200, quotes: 'single' })} differs from the request-target ${quoteInput(request.uri, { max: 200, quotes: 'single' })}: it must be the path and query exactly as on the request line.`));
   }
 
   const hexLength = algorithm.startsWith('SHA-256') ? 64 : 32;
@@ -101,8 +101,8 @@ export async function digestVerify(deps: PlaygroundAuthDeps, request: oauth.Dige
     requestId,
     (key) => usable(key) && key.apiKey !== '' && (!wellFormed || sameText(digestResponse(inputsWith(key.apiKey)), response.toLowerCase())),
   );
-  if (!app.found || !app.principal) return answer(refused(`username ${shown(username)} is not the App ID of any app here (username is the App ID, password the API key).`));
-  if (!app.active || !app.apiKey) return answer(refused(`The app ${shown(username)} is revoked: its credentials are refused.`));
+  if (!app.found || !app.principal) return answer(refused(`username ${quoteInput(username, { quotes: 'single' })} is not the App ID of any app here (username is the App ID, password the API key).`));
+  if (!app.active || !app.apiKey) return answer(refused(`The app ${quoteInput(username, { quotes: 'single' })} is revoked: its credentials are refused.`));
 
   if (!wellFormed) {
     return answer(refused(`response must be ${hexLength} hex characters for algorithm=${algorithm}: check the algorithm you hashed with is the one you named.`));
@@ -137,15 +137,15 @@ function paramsProblem(params: Map<string, string>): string | undefined {
   if (missing.length) return `The Digest header lacks ${missing.join(', ')}.`;
   const algorithm = params.get('algorithm');
   if (algorithm !== undefined && !algorithmOf(algorithm)) {
-    return `algorithm ${shown(algorithm)} is not offered: use SHA-256 or MD5 (or SHA-256-sess, MD5-sess), as the challenges say.`;
+    return `algorithm ${quoteInput(algorithm, { quotes: 'single' })} is not offered: use SHA-256 or MD5 (or SHA-256-sess, MD5-sess), as the challenges say.`;
   }
   const qop = params.get('qop');
   if (qop === undefined) return 'qop is missing: this server requires qop=auth with nc and cnonce (the RFC 2069 form without qop is not accepted).';
-  if (qop.toLowerCase() !== 'auth') return `qop ${shown(qop)} is not offered: use qop=auth.`;
+  if (qop.toLowerCase() !== 'auth') return `qop ${quoteInput(qop, { quotes: 'single' })} is not offered: use qop=auth.`;
   const nc = params.get('nc');
   const cnonce = params.get('cnonce');
   if (!nc || !cnonce) return `qop=auth needs ${[!nc && 'nc', !cnonce && 'cnonce'].filter(Boolean).join(' and ')}.`;
-  if (!/^[0-9a-fA-F]{8}$/.test(nc)) return `nc ${shown(nc)} must be 8 hex digits: 00000001 for the first use of a nonce, then 00000002, ...`;
+  if (!/^[0-9a-fA-F]{8}$/.test(nc)) return `nc ${quoteInput(nc, { quotes: 'single' })} must be 8 hex digits: 00000001 for the first use of a nonce, then 00000002, ...`;
   if (parseInt(nc, 16) === 0) return 'nc 00000000 is not a count: the first use of a nonce is 00000001.';
   return undefined;
 }
@@ -158,8 +158,8 @@ function mismatch(inputs: DigestInputs, response: string): string {
   const other = DIGEST_ALGORITHMS.find((algorithm) => algorithm !== inputs.algorithm && sameText(digestResponse({ ...inputs, algorithm }), response));
   if (other) return `algorithm: the response was computed with ${other}, but the header says algorithm=${inputs.algorithm}: name the algorithm you hashed with.`;
   return (
-    `response does not match. The server computed it with algorithm=${inputs.algorithm}, username=${shown(inputs.username)}, realm=${shown(inputs.realm)}, ` +
-    `password = that app's API key (not the App Secret), method ${shown(inputs.method)}, uri ${shown(inputs.uri, 200)}, the nonce, nc=${inputs.nc}, ` +
-    `cnonce ${shown(inputs.cnonce)} and qop=${inputs.qop} (RFC 7616 3.4.1).`
+    `response does not match. The server computed it with algorithm=${inputs.algorithm}, username=${quoteInput(inputs.username, { quotes: 'single' })}, realm=${quoteInput(inputs.realm, { quotes: 'single' })}, ` +
+    `password = that app's API key (not the App Secret), method ${quoteInput(inputs.method, { quotes: 'single' })}, uri ${quoteInput(inputs.uri, { max: 200, quotes: 'single' })}, the nonce, nc=${inputs.nc}, ` +
+    `cnonce ${quoteInput(inputs.cnonce, { quotes: 'single' })} and qop=${inputs.qop} (RFC 7616 3.4.1).`
   );
 }

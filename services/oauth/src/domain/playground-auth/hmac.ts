@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { common, oauth } from '@sandbox/contracts';
+import { quoteInput } from '@sandbox/runtime';
 import { usable } from '../app-directory';
 import type { PlaygroundAuthDeps } from './deps';
-import { accepted, refused, sameText, sha256Hex, shown, when } from './text';
+import { accepted, refused, sameText, sha256Hex, when } from './text';
 
 /** How far x-timestamp may lie from server time, either way, in seconds. */
 export const HMAC_WINDOW_SECONDS = 300;
@@ -43,8 +44,8 @@ export async function verifyHmac(deps: PlaygroundAuthDeps, request: oauth.Verify
   const canonical = hmacCanonicalString(timestamp, method, path);
   // A remembered key the signature does not match is read again first: the key may have been rotated a moment ago.
   const app = await deps.apps.signingKey(appId, requestId, (key) => usable(key) && key.apiKey !== '' && sameText(hmacHex(key.apiKey, canonical), signature));
-  if (!app.found || !app.principal) return refused(`x-app-id ${shown(appId)} is not the App ID of any app here.`);
-  if (!app.active || !app.apiKey) return refused(`The app ${shown(appId)} is revoked: its signatures are refused.`);
+  if (!app.found || !app.principal) return refused(`x-app-id ${quoteInput(appId, { quotes: 'single' })} is not the App ID of any app here.`);
+  if (!app.active || !app.apiKey) return refused(`The app ${quoteInput(appId, { quotes: 'single' })} is revoked: its signatures are refused.`);
 
   const signed = `The server signed ${JSON.stringify(canonical)}.`;
   const expected = hmacHex(app.apiKey, canonical);
@@ -77,8 +78,8 @@ export async function verifyHmac(deps: PlaygroundAuthDeps, request: oauth.Verify
 function checkTimestampFormat(timestamp: string): string | undefined {
   const hint = 'x-timestamp must be Unix time in whole seconds, e.g. Math.floor(Date.now() / 1000) or int(time.time()).';
   if (/^\d{13}$/.test(timestamp)) return `x-timestamp ${timestamp} looks like milliseconds (13 digits): send seconds (10 digits). ${hint}`;
-  if (/^\d+\.\d*$/.test(timestamp)) return `x-timestamp ${shown(timestamp)} has a fraction: send whole seconds. ${hint}`;
-  if (!/^\d{1,12}$/.test(timestamp)) return `x-timestamp ${shown(timestamp)} is not a number of seconds. ${hint}`;
+  if (/^\d+\.\d*$/.test(timestamp)) return `x-timestamp ${quoteInput(timestamp, { quotes: 'single' })} has a fraction: send whole seconds. ${hint}`;
+  if (!/^\d{1,12}$/.test(timestamp)) return `x-timestamp ${quoteInput(timestamp, { quotes: 'single' })} is not a number of seconds. ${hint}`;
   return undefined;
 }
 

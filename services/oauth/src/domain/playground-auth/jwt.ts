@@ -1,11 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { common, oauth } from '@sandbox/contracts';
-import { invalidArgument, unauthenticated } from '@sandbox/runtime';
+import { invalidArgument, quoteInput, unauthenticated } from '@sandbox/runtime';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { usable, type DirectoryApp } from '../app-directory';
 import { epochSeconds } from '../clock';
 import type { PlaygroundAuthDeps } from './deps';
-import { accepted, clean, refused, sameText, shown, when } from './text';
+import { accepted, refused, sameText, when } from './text';
 
 /**
  * The audience of every playground JWT. Fixed rather than derived from the
@@ -43,8 +43,8 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 export async function issueJwt(deps: PlaygroundAuthDeps, request: oauth.IssueJwtRequest, requestId?: string): Promise<oauth.IssueJwtResponse> {
   if (!request.issuer) throw invalidArgument('invalid_request', 'issuer is required.');
   const app = await deps.apps.signingKey(request.appId, requestId);
-  if (!app.found || !app.principal) throw unauthenticated('app_not_found', `No app has the App ID ${shown(request.appId)}.`);
-  if (!app.active || !app.apiKey) throw unauthenticated('app_revoked', `The app ${shown(request.appId)} is revoked: it gets no tokens.`);
+  if (!app.found || !app.principal) throw unauthenticated('app_not_found', `No app has the App ID ${quoteInput(request.appId, { quotes: 'single' })}.`);
+  if (!app.active || !app.apiKey) throw unauthenticated('app_revoked', `The app ${quoteInput(request.appId, { quotes: 'single' })} is revoked: it gets no tokens.`);
   const iat = epochSeconds(deps.clock);
   const claims: PlaygroundJwtClaims = {
     iss: request.issuer,
@@ -96,7 +96,7 @@ function algorithmProblem(alg: unknown): string | undefined {
   }
   if ((JWT_ALGORITHMS as readonly string[]).includes(alg)) return undefined;
   const hint = (JWT_ALGORITHMS as readonly string[]).includes(alg.toUpperCase()) ? ` alg names are case-sensitive: write "${alg.toUpperCase()}".` : '';
-  return `alg ${shown(alg)} is not supported: this endpoint accepts HS256 (keyed with your API key) and RS256 (the sandbox's key) only.${hint}`;
+  return `alg ${quoteInput(alg, { quotes: 'single' })} is not supported: this endpoint accepts HS256 (keyed with your API key) and RS256 (the sandbox's key) only.${hint}`;
 }
 
 /**
@@ -138,8 +138,8 @@ export async function verifyJwt(deps: PlaygroundAuthDeps, token: string, request
   if (alg === 'HS256') {
     // A remembered key the token was not signed with, or an app without the token's scopes, is read again first (a rotation or a scope given a moment ago).
     const app = await deps.apps.signingKey(sub, requestId, (key) => holdsScopeOf(key, payload) && key.apiKey !== '' && hs256SignedWith(token, key.apiKey));
-    if (!app.found || !app.principal) return answer(refused(`sub ${shown(sub)} is not the App ID of any app here.`), alg);
-    if (!app.active || !app.apiKey) return answer(refused(`The app ${shown(sub)} is revoked: its tokens are refused.`), alg);
+    if (!app.found || !app.principal) return answer(refused(`sub ${quoteInput(sub, { quotes: 'single' })} is not the App ID of any app here.`), alg);
+    if (!app.active || !app.apiKey) return answer(refused(`The app ${quoteInput(sub, { quotes: 'single' })} is revoked: its tokens are refused.`), alg);
     const verified = await verifySignature(deps, token, 'HS256', utf8(app.apiKey));
     if (!verified.ok) {
       const reason = verified.signature && signedWithPublicKey(token, deps.signingKey.publicPem)
@@ -153,8 +153,8 @@ export async function verifyJwt(deps: PlaygroundAuthDeps, token: string, request
   const verified = await verifySignature(deps, token, 'RS256', deps.signingKey.publicKey, header.kid);
   if (!verified.ok) return answer(refused(verified.reason), alg);
   const app = await deps.apps.lookup(sub, requestId, (view) => holdsScopeOf(view, verified.payload));
-  if (!app.found || !app.principal) return answer(refused(`sub ${shown(sub)} is not the App ID of any app here (deleted since the token was issued?).`), alg);
-  if (!app.active) return answer(refused(`The app ${shown(sub)} is revoked: its tokens are refused.`), alg);
+  if (!app.found || !app.principal) return answer(refused(`sub ${quoteInput(sub, { quotes: 'single' })} is not the App ID of any app here (deleted since the token was issued?).`), alg);
+  if (!app.active) return answer(refused(`The app ${quoteInput(sub, { quotes: 'single' })} is revoked: its tokens are refused.`), alg);
   return answer(withScope(app.principal, verified.payload), alg);
 }
 
@@ -206,7 +206,7 @@ async function verifySignature(
           reason: 'The signature does not match: HS256 tokens are checked with your app\'s API key (its text as UTF-8 bytes, not base64-decoded, not the App Secret). The token was altered, or signed with another key.',
         };
       }
-      const otherKid = typeof kid === 'string' && kid !== deps.signingKey.kid ? ` Its kid ${shown(kid)} is not the sandbox's key (kid ${deps.signingKey.kid}).` : '';
+      const otherKid = typeof kid === 'string' && kid !== deps.signingKey.kid ? ` Its kid ${quoteInput(kid, { quotes: 'single' })} is not the sandbox's key (kid ${deps.signingKey.kid}).` : '';
       return {
         ok: false,
         signature: true,
@@ -231,8 +231,8 @@ function claimProblem(error: InstanceType<typeof errors.JWTClaimValidationFailed
     return `The token has no ${claim} claim (${why}).`;
   }
   if (claim === 'aud') {
-    const received = typeof payload.aud === 'string' ? `"${clean(payload.aud, 120)}"` : clean(JSON.stringify(payload.aud), 120);
-    return `Wrong aud: expected "${PLAYGROUND_AUDIENCE}", received ${received}.`;
+    // In JSON's notation, as the claim is written: a string quoted, an array as an array.
+    return `Wrong aud: expected "${PLAYGROUND_AUDIENCE}", received ${quoteInput(payload.aud, { max: 120 })}.`;
   }
   if (claim === 'nbf' && typeof payload.nbf === 'number') return `The token is not valid before ${when(payload.nbf * 1000)} (its nbf); server time is ${when(now)}.`;
   return `The token's ${claim} claim is not valid (${claim === 'exp' || claim === 'iat' || claim === 'nbf' ? 'it must be a number of Unix seconds' : reason}).`;

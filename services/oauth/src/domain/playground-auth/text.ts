@@ -6,20 +6,6 @@ export const refused = (reason: string): common.CredentialCheck => ({ ok: false,
 
 export const accepted = (principal: common.AppPrincipal): common.CredentialCheck => ({ ok: true, reason: '', principal });
 
-/**
- * A value the client sent, for a reason: shortened, and with anything outside
- * printable ASCII (and the single quote) shown as `?`, so a reason stays one
- * readable line whatever was sent.
- */
-export function clean(value: string, max = 80): string {
-  const chars = [...value];
-  const clipped = chars.length > max ? `${chars.slice(0, max).join('')}...` : value;
-  return clipped.replace(/[^\x20-\x26\x28-\x7e]/g, '?');
-}
-
-/** A value the client sent, quoted back in a reason (see clean). */
-export const shown = (value: string, max = 80) => `'${clean(value, max)}'`;
-
 /** A time for a reason: ISO 8601 in UTC, and the Unix seconds learners compare with. */
 export const when = (ms: number) => `${new Date(ms).toISOString()} (${Math.floor(ms / 1000)})`;
 
