@@ -210,7 +210,8 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     onSessionsChange: sessionsChanged,
   });
   changes.subscribe(['sessions', 'apps'], () => accounts.forgetSessions());
-  const apps = new AppService({ ...stores, crypto, onChange: appsChanged });
+  const apps = new AppService({ ...stores, crypto, onChange: appsChanged, listCacheMs: config.verificationCacheMs });
+  changes.subscribe(['apps'], () => apps.forgetLists());
   const leftovers = new AppLeftovers(stores);
   const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));
   const usage = new UsageService(stores.usage, stores.apps);

@@ -333,6 +333,25 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
     });
   });
 
+  describe("the portal's app list (identity remembers each owner's list for 500 ms)", () => {
+    const listed = (token: string) => async (gateway: string) => {
+      const res = await apiRequest(gateway, 'GET', '/api/apps', { token });
+      expect(res.status).toBe(200);
+      return (res.json().apps as { id: string; name: string }[]).map((app) => app.name).sort();
+    };
+    const onBothLists = async (token: string) => ({ B: await listed(token)(B), A: await listed(token)(A) });
+
+    it('created and deleted through A: every list through B and A shows it at once, though both had just listed the old one', async () => {
+      const { session, app } = await learnerWithApp();
+      expect(await onBothLists(session)).toEqual(same(['test app']));
+      const created = await apiRequest(A, 'POST', '/api/apps', { token: session, body: { name: 'second app' } });
+      expect(created.status).toBe(201);
+      expect(await onBothLists(session)).toEqual(same(['second app', 'test app']));
+      await change('DELETE', `/api/apps/${app.id}`, session);
+      expect(await onBothLists(session)).toEqual(same(['second app']));
+    });
+  });
+
   describe('portal sessions (identity remembers a verified session for 500 ms)', () => {
     const me = (token: string) => (gateway: string) => apiRequest(gateway, 'GET', '/api/me', { token });
 

@@ -1,4 +1,4 @@
-import { failedPrecondition, invalidArgument, notFound, resourceExhausted } from '@sandbox/runtime';
+import { failedPrecondition, invalidArgument, notFound, resourceExhausted, ShortLivedCache } from '@sandbox/runtime';
 import type { AppRecord, AppStore, StoredCredentials } from '../stores/app-store';
 import { DuplicateKeyError } from '../stores/errors';
 import { AppLeftovers, type AppLeftoverStores } from './app-leftovers';
@@ -21,8 +21,10 @@ export interface CreateAppInput {
 /** The app store, and the stores of what a deleted app leaves behind (app-leftovers.ts). */
 export interface AppDeps extends AppLeftoverStores {
   crypto: CredentialCrypto;
-  /** Called after every change, so cached credential answers are dropped at once on every replica (awaited: the answer leaves after). */
+  /** Called after every change, creation included, so cached answers (credentials, app lists) are dropped at once on every replica (awaited: the answer leaves after). */
   onChange: () => unknown;
+  /** How long an owner's app list is remembered (VERIFICATION_CACHE_MS); 0 or absent reads the store every time. */
+  listCacheMs?: number;
   now?: () => Date;
 }
 
@@ -54,14 +56,28 @@ const INSERT_ATTEMPTS = 2;
 export class AppService {
   private readonly now: () => Date;
   private readonly leftovers: AppLeftovers;
+  /**
+   * Each owner's app list, remembered briefly: the portal (and a script
+   * polling it) reads it on every page, and on FerretDB a list is the most
+   * expensive read a learner makes. Every change to an app, creation
+   * included, drops it on every replica (onChange, the change feed's `apps`),
+   * so a list read after a change answered 2xx shows the change.
+   */
+  private readonly lists: ShortLivedCache<AppRecord[]>;
 
   constructor(private readonly deps: AppDeps) {
     this.now = deps.now ?? (() => new Date());
     this.leftovers = new AppLeftovers(deps);
+    this.lists = new ShortLivedCache({ ttlMs: deps.listCacheMs ?? 0, clock: () => this.now().getTime() });
   }
 
-  list(ownerId: string): Promise<AppRecord[]> {
-    return this.deps.apps.listByOwner(ownerId);
+  async list(ownerId: string): Promise<AppRecord[]> {
+    return this.lists.get(ownerId, () => this.deps.apps.listByOwner(ownerId));
+  }
+
+  /** Forgets every remembered list; called on every `apps` change, on any replica. */
+  forgetLists(): void {
+    this.lists.clear();
   }
 
   async create(ownerId: string, input: CreateAppInput): Promise<{ app: AppRecord; issued: IssuedCredentials }> {
@@ -88,7 +104,10 @@ export class AppService {
       };
       try {
         // The store holds the cap: a count here and then an insert let concurrent creations on two replicas both see room.
-        if (await this.deps.apps.insert(app, LIMITS.appsPerOwnerMax)) return { app, issued };
+        if (await this.deps.apps.insert(app, LIMITS.appsPerOwnerMax)) {
+          await this.deps.onChange();
+          return { app, issued };
+        }
       } catch (error) {
         if (!(error instanceof DuplicateKeyError) || attempt >= INSERT_ATTEMPTS) throw error;
         continue;

@@ -43,6 +43,51 @@ describe('AppService', () => {
     expect(crypto.decrypt(app.credentials.apiKey.sealed, app.id)).toBe(issued.apiKey);
   });
 
+  describe('remembered app lists (listCacheMs)', () => {
+    let now: number;
+    let reads: number;
+    /** The service as composition.ts wires it: its own changes drop what it remembers, as the change feed does. */
+    const remembering = () => {
+      now = Date.parse('2030-01-01T00:00:00Z');
+      reads = 0;
+      const listByOwner = store.listByOwner.bind(store);
+      store.listByOwner = async (owner) => (reads++, listByOwner(owner));
+      const service: AppService = new AppService({
+        apps: store,
+        logs,
+        usage,
+        limits,
+        crypto,
+        listCacheMs: 500,
+        onChange: () => (changes++, service.forgetLists()),
+        now: () => new Date(now),
+      });
+      return service;
+    };
+
+    it('when a list is read again within the lifetime, then the store is not read; after it, it is', async () => {
+      apps = remembering();
+      await create('owner-a');
+      await apps.list('owner-a');
+      await apps.list('owner-a');
+      expect(reads).toBe(1);
+      now += 500;
+      await apps.list('owner-a');
+      expect(reads).toBe(2);
+    });
+
+    it('when an app is created, changed or deleted, then the next list shows it at once', async () => {
+      apps = remembering();
+      expect(await apps.list('owner-a')).toEqual([]);
+      const { app } = await create('owner-a');
+      expect((await apps.list('owner-a')).map((a) => a.id)).toEqual([app.id]);
+      await apps.setRedirectUris('owner-a', app.id, ['https://localhost:3000/cb']);
+      expect((await apps.list('owner-a'))[0]!.redirectUris).toEqual(['https://localhost:3000/cb']);
+      await apps.delete('owner-a', app.id, false);
+      expect(await apps.list('owner-a')).toEqual([]);
+    });
+  });
+
   it('when the create body asks for fewer scopes, then the app holds only those', async () => {
     const { app } = await create('owner-a', { scopes: ['stocks:read'] });
     expect(app.scopes).toEqual(['stocks:read']);
