@@ -4,10 +4,10 @@ import type { Logger } from './logger';
 /**
  * What changed, as the caches on a request's path need to hear it
  * (docs/state.md, "Caches"):
- * - `apps`: identity changed an app or its owner (credentials, redirect
- *   URIs, scopes, status, deletion, an owner disabled or enabled): identity's
- *   credential cache, oauth's app directory and the gateways' remembered
- *   verdicts drop what they hold;
+ * - `apps`: identity created or changed an app, or changed its owner (a new
+ *   app, credentials, redirect URIs, scopes, status, deletion, an owner
+ *   disabled or enabled): identity's credential cache and app lists, oauth's
+ *   app directory and the gateways' remembered verdicts drop what they hold;
  * - `tokens`: oauth revoked an access token or a grant: the gateways'
  *   remembered verdicts drop what they hold;
  * - `sessions`: identity ended sessions (a sign-out, an account deleted):
