@@ -7,4 +7,5 @@ export * as data from './gen/sandbox/data/v1/data';
 export * as playground from './gen/sandbox/playground/v1/playground';
 export * as transport from './gen/sandbox/transport/v1/call_stream';
 export * as dataApi from './data-api';
+export * as playgroundApi from './playground-api';
 export * as callers from './callers';

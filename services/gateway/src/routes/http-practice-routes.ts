@@ -1,15 +1,17 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import type { playground } from '@sandbox/contracts';
+import { playgroundApi, type playground } from '@sandbox/contracts';
 import { quoteInput } from '@sandbox/runtime';
 import type { GatewayDeps } from '../deps';
 import { BATCH, BATCH_HEADERS } from '../http/batch';
 import type { RouteContext } from '../http/context';
 import { binary, inputOf, type Contract, type ResponseDoc } from '../http/contract';
+import { OPEN_CORS_HEADERS } from '../http/cors';
 import { badRequest } from '../http/errors';
-import { json, type Reply } from '../http/reply';
+import { json, JSON_TYPE, type Reply } from '../http/reply';
 import { route, type Route } from '../http/route';
+import { SECURITY_HEADERS } from '../http/security-headers';
 
 /** Caps on the delays a learner may ask for (spec: "capped"); the playground service clamps to these too. */
 export const DELAY_CAPS = { response: 10_000, timeout: 60_000 } as const;
@@ -202,8 +204,7 @@ const tokenList = (name: string, what: string, description: string, example: str
     .regex(TOKEN_LIST, { error: (issue) => `${name} must be ${what} separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${quoteInput(issue.input)}` })
     .optional()
     .meta({ description, example });
-const MAX_AGE_LIMIT = 86_400;
-const LAB_DEFAULT_MAX_AGE = 600;
+const { MAX_AGE_LIMIT, LAB_DEFAULT_MAX_AGE, BROWSER_MAX_AGE_CAPS } = playgroundApi;
 
 /** The five steering parameters: the same on all three lab URLs, and on the preflight a browser sends to them. */
 const labSteering = {
@@ -238,7 +239,7 @@ const labSteering = {
     max: MAX_AGE_LIMIT,
     outOfRange: (value) => `max_age must be from 0 to ${MAX_AGE_LIMIT} seconds; got ${value}`,
     default: LAB_DEFAULT_MAX_AGE,
-    description: 'Access-Control-Max-Age of the preflight answer, in seconds (Chromium keeps a preflight at most 7200 s, Firefox 86400 s).',
+    description: `Access-Control-Max-Age of the preflight answer, in seconds (Chromium keeps a preflight at most ${BROWSER_MAX_AGE_CAPS.chromium} s, Firefox ${BROWSER_MAX_AGE_CAPS.firefox} s).`,
     example: 42,
   }),
 };
@@ -386,7 +387,7 @@ const timeoutAnswer = z
   .object({ status: z.literal(200), ...delayFields, notes })
   .meta({
     id: 'TimeoutAnswer',
-    example: { status: 200, delayRequestedMs: 1000, delayAppliedMs: 1000, delayCapMs: DELAY_CAPS.timeout, notes: ['Waited 1000 ms before answering.'] },
+    example: { status: 200, delayRequestedMs: 1000, delayAppliedMs: 1000, delayCapMs: DELAY_CAPS.timeout, notes: [playgroundApi.timeoutNote(1000)] },
   });
 
 const redirectStatus = z.number().int().meta({ enum: REDIRECT_STATUSES.map(Number) });
@@ -407,7 +408,7 @@ const redirectHop = z
       status: 307,
       location: '/playground/redirect?n=3&status=307&hop=1&trail=POST-7',
       arrived: { method: 'POST', bodyBytes: 7 },
-      notes: ['307 Temporary Redirect: clients must repeat the request at Location with the same method and the same body (RFC 9110 15.4.8).'],
+      notes: [playgroundApi.REDIRECT_MEANING[307], playgroundApi.REDIRECT_LOCATION_NOTE],
     },
   });
 const redirectEnd = z
@@ -430,7 +431,7 @@ const redirectEnd = z
       ],
       arrived: { method: 'GET', contentType: null, body: null, bodyKind: 'none', bodySize: 0 },
       methodChanged: true,
-      notes: ['Your client turned POST into GET after redirect 1 and dropped the body, as clients do with a 302; use 307 or 308 to keep the method and body.'],
+      notes: ['Your client turned POST into GET after redirect 1 and dropped the body, as clients do with a 302; use 307 or 308 to keep the method and body.', playgroundApi.REDIRECT_MEANING[302]],
     },
   });
 
@@ -449,11 +450,12 @@ const headersAnswer = z
         { name: 'Host', value: '127.0.0.1:8080' },
         { name: 'X-Custom', value: '1' },
         { name: 'x-custom', value: '2' },
+        { name: 'Connection', value: 'keep-alive' },
       ],
-      count: 3,
-      normalised: { host: '127.0.0.1:8080', 'x-custom': '1, 2' },
+      count: 4,
+      normalised: { host: '127.0.0.1:8080', 'x-custom': '1, 2', connection: 'keep-alive' },
       httpVersion: '1.1',
-      notes: ['X-Custom was sent 2 times: joined with ", " into one value (RFC 9110 5.3: a list header may be split over several lines).'],
+      notes: ['X-Custom was sent 2 times: joined with ", " into one value (RFC 9110 5.3: a list header may be split over several lines).', playgroundApi.HEADER_CASE_KEPT_NOTE],
     },
   });
 
@@ -487,12 +489,12 @@ const uploadAnswer = z
     id: 'UploadAnswer',
     example: {
       parts: [
-        { type: 'file', name: 'doc', filename: 'photo.jpg', contentType: 'image/jpeg', size: 30512, sha256: '98ea6e4f216f2fb4b69fff9b3a44842c38686ca685f3f55dc48c5d3fb1107be4' },
+        { type: 'file', name: 'doc', filename: 'photo.jpg', contentType: 'image/jpeg', size: 30512, sha256: '7c19872a655215f1090f5f0b40a6812dd8082448453c5b151299e0382c63fcee' },
         { type: 'field', name: 'note', value: 'hello' },
       ],
       files: 1,
       fields: 1,
-      bodyBytes: 30871,
+      bodyBytes: 30757,
       limits: { fileBytes: 10485760, requestBytes: UPLOAD_MAX_BYTES, parts: 20, fieldBytes: 65536 },
       notes: [],
     },
@@ -502,6 +504,8 @@ const checkResult = z.object({ result: z.enum(['pass', 'fail', 'skipped', 'unkno
 const checkName = z.enum(['origin', 'credentials', 'method', 'headers']);
 /** Access-Control-* header values; the allowed origin is null when there was none to reflect. */
 const corsHeaderValues = z.record(z.string(), z.string().nullable());
+/** The CorsInfo example's query (?method=PUT&headers=x-custom): the parameters it shows as given. */
+const CORS_INFO_EXAMPLE_QUERY: Readonly<Record<string, string>> = { method: 'PUT', headers: 'x-custom' };
 const corsInfoAnswer = z
   .object({
     origin: z.object({
@@ -543,7 +547,10 @@ const corsInfoAnswer = z
       },
       checks: {
         origin: { result: 'pass', why: 'Access-Control-Allow-Origin reflects the Origin the browser sends, so any origin passes.' },
-        credentials: { result: 'skipped', why: "credentials: 'same-origin' sends no cookies or HTTP authentication to another origin." },
+        credentials: {
+          result: 'skipped',
+          why: "credentials: 'same-origin' (fetch's default) sends no cookies or HTTP authentication to another origin, so Access-Control-Allow-Credentials does not matter.",
+        },
         method: { result: 'pass', why: 'Access-Control-Allow-Methods ("PUT") lists PUT.' },
         headers: { result: 'pass', why: 'Access-Control-Allow-Headers ("x-custom") covers x-custom.' },
       },
@@ -559,16 +566,19 @@ const corsInfoAnswer = z
         },
         actual: { 'Access-Control-Allow-Origin': 'https://learner.example' },
       },
-      maxAge: { seconds: 600, chromiumKeepsFor: 600, firefoxKeepsFor: 600, note: 'A kept preflight answer is reused for the same origin, URL (query included) and credentials mode.' },
-      parameters: [{ name: 'method', role: 'intended request', meaning: 'The method your page will use (default GET).', given: 'PUT' }],
-      notes: [],
+      maxAge: { seconds: 600, chromiumKeepsFor: 600, firefoxKeepsFor: 600, note: playgroundApi.PREFLIGHT_REUSE_NOTE },
+      parameters: playgroundApi.CORS_PARAMETERS.map((parameter) => ({ ...parameter, given: CORS_INFO_EXAMPLE_QUERY[parameter.name] ?? null })),
+      notes: [playgroundApi.EXPOSED_HEADERS_NOTE],
     },
   });
+/** The lab's own answers' notes (the gateway answers cors/simple and cors/preflight itself). */
+const CORS_SIMPLE_NOTE = 'A simple request: the browser sent it without a preflight and checks Access-Control-Allow-Origin on this answer.';
+const CORS_PREFLIGHTED_NOTE = 'The browser asked first (OPTIONS), was allowed, then sent this request.';
 const corsSimpleAnswer = z
   .object({ cors: z.literal('simple'), origin: z.string().nullable().meta({ description: 'The Origin header, if any.' }), note: z.string() })
   .meta({
     id: 'CorsSimple',
-    example: { cors: 'simple', origin: 'https://learner.example', note: 'A simple request: the browser sent it without a preflight and checks Access-Control-Allow-Origin on this answer.' },
+    example: { cors: 'simple', origin: 'https://learner.example', note: CORS_SIMPLE_NOTE },
   });
 const jsonObject = z.record(z.string(), z.unknown()).meta({ description: 'Any JSON object.', example: { hello: 'world' } });
 const corsPreflightAnswer = z
@@ -579,7 +589,7 @@ const corsPreflightAnswer = z
       cors: 'preflighted',
       origin: 'https://learner.example',
       received: { hello: 'world' },
-      note: 'The browser asked first (OPTIONS), was allowed, then sent this request.',
+      note: CORS_PREFLIGHTED_NOTE,
     },
   });
 
@@ -590,14 +600,45 @@ const batchResult = z
     body: z.unknown().meta({ description: 'Parsed when the item answered JSON; text otherwise; null without a body.' }),
   })
   .meta({ id: 'BatchResult' });
+/**
+ * The Batch example's items answered (GET /health, then POST /playground/echo
+ * {"n":1}). An item is a request without a socket: it sent no Host, so its
+ * base URL is http://localhost (public-url.ts), and its address is the
+ * batch's.
+ */
+const batchExampleBodies = {
+  health: { status: 'ok' },
+  echo: {
+    method: 'POST',
+    url: 'http://localhost/playground/echo',
+    path: '/playground/echo',
+    query: {},
+    contentType: 'application/json',
+    body: { n: 1 },
+    bodyKind: 'json',
+    bodySize: 7,
+    headers: { 'content-type': 'application/json', 'content-length': '7' },
+    clientAddress: '127.0.0.1',
+    httpVersion: '1.1',
+    notes: [],
+  },
+};
+/** An item's headers: its JSON answer's, and what dispatch adds to every answer (request id, security headers, the API's CORS). */
+const batchItemHeaders = (body: unknown, requestId: string) => ({
+  'Content-Type': JSON_TYPE,
+  'Content-Length': String(Buffer.byteLength(JSON.stringify(body))),
+  'X-Request-Id': requestId,
+  ...SECURITY_HEADERS,
+  ...OPEN_CORS_HEADERS,
+});
 const batchAnswer = z
   .array(batchResult)
   .meta({
     id: 'BatchAnswer',
     description: 'One result per item, in the order of requests (the spec: "returns an array of results").',
     example: [
-      { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { status: 'ok' } },
-      { status: 400, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { error: { code: 'invalid_path', message: 'requests[1].path must be a path on this service.', requestId: '4b0c2f0e-6a55-4a0e-9f57-1d2c3b4a5e6f' } } },
+      { status: 200, headers: batchItemHeaders(batchExampleBodies.health, '4b0c2f0e-6a55-4a0e-9f57-1d2c3b4a5e6f'), body: batchExampleBodies.health },
+      { status: 200, headers: batchItemHeaders(batchExampleBodies.echo, '9d1e3a5c-7b2f-4c6d-8e0a-1f3b5d7c9e2a'), body: batchExampleBodies.echo },
     ],
   });
 
@@ -834,7 +875,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       summary: 'A simple GET, allowed without a preflight; the origin is reflected (steerable, see cors/info).',
       cors: 'lab',
       contract: corsSimple,
-      handler: (ctx) => json({ cors: 'simple', origin: ctx.headers.origin ?? null, note: 'A simple request: the browser sent it without a preflight and checks Access-Control-Allow-Origin on this answer.' }),
+      handler: (ctx) => json({ cors: 'simple', origin: ctx.headers.origin ?? null, note: CORS_SIMPLE_NOTE }),
     }),
     route({
       methods: 'POST',
@@ -848,7 +889,7 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
           cors: 'preflighted',
           origin: ctx.headers.origin ?? null,
           received: inputOf(ctx, corsPreflight).body,
-          note: 'The browser asked first (OPTIONS), was allowed, then sent this request.',
+          note: CORS_PREFLIGHTED_NOTE,
         }),
     }),
     route({

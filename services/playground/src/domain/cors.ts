@@ -1,3 +1,4 @@
+import { playgroundApi } from '@sandbox/contracts';
 import { quoteInput } from '@sandbox/runtime';
 import { headerValue } from './headers';
 import { baseOrigin, jsonAnswer, TOKEN, type Answer, type Inbound } from './http';
@@ -43,11 +44,13 @@ const SAFELISTED_CONTENT_TYPES: readonly string[] = ['application/x-www-form-url
 /** Header names whose value decides whether they are safelisted (Fetch "CORS-safelisted request-header"). */
 const SAFELISTED_HEADER_NAMES: readonly string[] = ['accept', 'accept-language', 'content-language', 'content-type', 'range'];
 
-/** The lab's Access-Control-Max-Age when max_age is not given (the same as the rest of the API's preflight answers). */
-export const LAB_DEFAULT_MAX_AGE = 600;
-export const MAX_AGE_LIMIT = 86_400;
-/** How long browsers keep a preflight answer at most, whatever Access-Control-Max-Age says. */
-export const BROWSER_MAX_AGE_CAPS = { chromium: 7200, firefox: 86_400 } as const;
+/**
+ * The lab's default and largest Access-Control-Max-Age, how long browsers
+ * keep a preflight answer at most, and the lab parameters' meanings: words
+ * and numbers the gateway's document quotes too, so they are the contract's
+ * (packages/contracts playground-api.ts).
+ */
+export const { LAB_DEFAULT_MAX_AGE, MAX_AGE_LIMIT, BROWSER_MAX_AGE_CAPS, CORS_PARAMETERS } = playgroundApi;
 /** Without Access-Control-Max-Age, a browser keeps a preflight answer 5 seconds (Fetch). */
 export const FETCH_DEFAULT_MAX_AGE = 5;
 
@@ -116,48 +119,6 @@ export interface LabParameters {
   /** Access-Control-Max-Age in seconds; absent: LAB_DEFAULT_MAX_AGE. */
   maxAge?: number;
 }
-
-/** The meaning of every parameter of the CORS lab, as info lists them and docs/http-practice.md documents them. */
-export const CORS_PARAMETERS: ReadonlyArray<{ name: string; role: 'steering' | 'intended request'; meaning: string }> = [
-  {
-    name: 'allow_origin',
-    role: 'steering',
-    meaning:
-      'Access-Control-Allow-Origin of every lab answer, sent exactly as given: an origin (https://example.org), * or null. Absent: your Origin, reflected. A browser accepts only an exact match (scheme, host and port; no path or trailing slash), or * for a request without credentials.',
-  },
-  {
-    name: 'allow_methods',
-    role: 'steering',
-    meaning:
-      'Access-Control-Allow-Methods of a preflight answer: methods separated by commas, compared case-sensitively; * means any method, for a request without credentials only. Empty (allow_methods=): no such header, so only GET, HEAD and POST pass. Absent: the method the preflight asks about, reflected.',
-  },
-  {
-    name: 'allow_headers',
-    role: 'steering',
-    meaning:
-      'Access-Control-Allow-Headers of a preflight answer: header names separated by commas, compared case-insensitively; * means any header except Authorization, for a request without credentials only. Empty (allow_headers=): no such header. Absent: the headers the preflight asks about, reflected.',
-  },
-  {
-    name: 'allow_credentials',
-    role: 'steering',
-    meaning:
-      'true: every lab answer carries Access-Control-Allow-Credentials: true, which a request with credentials (cookies, HTTP authentication) needs, together with an exact origin. false or absent: no such header.',
-  },
-  {
-    name: 'max_age',
-    role: 'steering',
-    meaning: `Access-Control-Max-Age of a preflight answer in seconds, 0 to ${MAX_AGE_LIMIT}: how long the browser may reuse it for the same origin, URL and credentials mode (Chromium keeps it at most ${BROWSER_MAX_AGE_CAPS.chromium} s, Firefox ${BROWSER_MAX_AGE_CAPS.firefox} s; 0: ask every time). Absent: ${LAB_DEFAULT_MAX_AGE}.`,
-  },
-  { name: 'method', role: 'intended request', meaning: 'The method your page will use (default GET). fetch upper-cases only DELETE, GET, HEAD, OPTIONS, POST and PUT.' },
-  { name: 'headers', role: 'intended request', meaning: 'The header names your page will set, separated by commas (default none).' },
-  {
-    name: 'content_type',
-    role: 'intended request',
-    meaning: 'The Content-Type value your page will send, if any; only application/x-www-form-urlencoded, multipart/form-data and text/plain avoid a preflight.',
-  },
-  { name: 'credentials', role: 'intended request', meaning: "fetch's credentials option: omit, same-origin (fetch's default) or include." },
-  { name: 'origin', role: 'intended request', meaning: 'The origin of the page to ask about (default: the Origin header of this request), e.g. when asking with curl.' },
-];
 
 const ORIGIN_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]{0,254}[\x21-\x7e])?$/;
 
@@ -454,7 +415,7 @@ export function corsInfo(request: Inbound): Answer {
   }
   if (intended.origin === 'null') notes.push('Origin null is what sandboxed iframes and file: pages send.');
   if (verdict.check === 'preflight' || verdict.check === 'simple') {
-    notes.push('Besides the safelisted response headers (Cache-Control, Content-Language, Content-Length, Content-Type, Expires, Last-Modified, Pragma), a page can read only what Access-Control-Expose-Headers names: the lab exposes X-Request-Id and Link.');
+    notes.push(playgroundApi.EXPOSED_HEADERS_NOTE);
   }
   if (verdict.check === 'simple' && intended.method === 'POST') {
     notes.push('A POST with a safelisted Content-Type is sent without asking: CORS only stops the page reading the answer, so a server must not rely on it against cross-site requests (CSRF).');
@@ -498,7 +459,7 @@ export function corsInfo(request: Inbound): Answer {
             seconds: maxAge,
             chromiumKeepsFor: Math.min(maxAge, BROWSER_MAX_AGE_CAPS.chromium),
             firefoxKeepsFor: Math.min(maxAge, BROWSER_MAX_AGE_CAPS.firefox),
-            note: 'A kept preflight answer is reused for the same origin, URL (query included) and credentials mode; another query string is asked again.',
+            note: playgroundApi.PREFLIGHT_REUSE_NOTE,
           }
         : null,
     parameters: CORS_PARAMETERS.map((parameter) => ({ ...parameter, given: given(parameter.name) })),

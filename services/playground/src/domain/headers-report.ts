@@ -1,3 +1,4 @@
+import { playgroundApi } from '@sandbox/contracts';
 import { normaliseHeaders, repeatedHeaderNotes } from './headers';
 import { jsonAnswer, type Answer, type Inbound } from './http';
 
@@ -8,11 +9,7 @@ import { jsonAnswer, type Answer, type Inbound } from './http';
  */
 export function headersReport(request: Inbound): Answer {
   const notes = repeatedHeaderNotes(request.headers);
-  notes.push(
-    /^[23]/.test(request.httpVersion)
-      ? `HTTP/${request.httpVersion} sends header names in lower case, so the case your client wrote is gone before any server sees it.`
-      : 'Header names keep the case your client wrote; HTTP says they are case-insensitive (RFC 9110 5.1), so servers compare them in lower case, as the normalised map does.',
-  );
+  notes.push(/^[23]/.test(request.httpVersion) ? playgroundApi.headerCaseLostNote(request.httpVersion) : playgroundApi.HEADER_CASE_KEPT_NOTE);
   return jsonAnswer({
     received: request.headers.map(({ name, value }) => ({ name, value })),
     count: request.headers.length,

@@ -1,3 +1,4 @@
+import { playgroundApi } from '@sandbox/contracts';
 import { AppError, invalidArgument, quoteInput } from '@sandbox/runtime';
 import { readBody, sha256, type BodyReport } from './body';
 import { headerValue } from './headers';
@@ -16,13 +17,8 @@ interface Arrival {
   bodyBytes: number;
 }
 
-/** What a client does with each redirect status, in words. */
-export const REDIRECT_MEANING: Readonly<Record<number, string>> = {
-  301: '301 Moved Permanently: clients repeat the request at Location, but browsers, curl -L, Python requests and most others turn a POST into a GET and drop the body (RFC 9110 15.4.2 allows it for historical reasons).',
-  302: '302 Found: clients repeat the request at Location, but browsers, curl -L, Python requests and most others turn a POST into a GET and drop the body (RFC 9110 15.4.3 allows it for historical reasons).',
-  307: '307 Temporary Redirect: clients must repeat the request at Location with the same method and the same body (RFC 9110 15.4.8).',
-  308: '308 Permanent Redirect: clients must repeat the request at Location with the same method and the same body (RFC 9110 15.4.9).',
-};
+/** What a client does with each redirect status, in words (the words are the contract's, so the gateway's examples quote them). */
+export const { REDIRECT_MEANING } = playgroundApi;
 
 function readTrail(value: string | undefined, hop: number): Arrival[] {
   const entries = value === undefined || value === '' ? [] : value.split('.');
@@ -101,7 +97,7 @@ export function redirect(request: Inbound): Answer {
         status,
         location,
         arrived: here,
-        notes: [REDIRECT_MEANING[status], 'Location is a path on this host: a client resolves it against the URL it just asked for.'],
+        notes: [REDIRECT_MEANING[status], playgroundApi.REDIRECT_LOCATION_NOTE],
       },
       status,
       [{ name: 'Location', value: location }],

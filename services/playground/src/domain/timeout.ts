@@ -1,3 +1,4 @@
+import { playgroundApi } from '@sandbox/contracts';
 import { delayFields, delayHeaders, delayNote, readDelay } from './delay';
 import { jsonAnswer, type Inbound } from './http';
 import { Query } from './query';
@@ -10,9 +11,7 @@ export const TIMEOUT_CAP_MS = 60_000;
 /** /playground/timeout?delay=: waits (default 1 s, capped at 60 s), then 200 saying how long. */
 export function planTimeout(request: Inbound): Planned {
   const delay = readDelay(new Query(request.rawQuery), TIMEOUT_DEFAULT_MS, TIMEOUT_CAP_MS);
-  const notes = [
-    `Waited ${delay.appliedMs} ms before answering. Set your client's timeout below the delay to watch it give up; when it disconnects, the server stops waiting too.`,
-  ];
+  const notes = [playgroundApi.timeoutNote(delay.appliedMs)];
   const clamped = delayNote(delay);
   if (clamped) notes.unshift(clamped);
   return { delay, answer: jsonAnswer({ status: 200, ...delayFields(delay), notes }, 200, delayHeaders(delay)) };
