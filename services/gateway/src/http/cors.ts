@@ -1,5 +1,8 @@
 import { validateHeaderValue, type OutgoingHttpHeaders } from 'node:http';
+import { playgroundApi } from '@sandbox/contracts';
+import { quoteInput } from '@sandbox/runtime';
 import type { RouteContext } from './context';
+import { refusal } from './errors';
 import { empty, type Reply } from './reply';
 import type { CorsPolicy, HttpMethod } from './route';
 
@@ -31,14 +34,31 @@ function labAllows(ctx: RouteContext) {
   const q = ctx.query;
   const origin = typeof ctx.headers.origin === 'string' ? ctx.headers.origin : undefined;
   const list = (value: string | null) => (value === null ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
-  const maxAge = q.get('max_age');
   return {
     origin: steering(q.get('allow_origin')) ?? origin,
     methods: list(steering(q.get('allow_methods'))),
     headers: list(steering(q.get('allow_headers'))),
     credentials: q.get('allow_credentials') === 'true',
-    maxAge: maxAge !== null && /^\d{1,6}$/.test(maxAge) ? maxAge : '600',
+    maxAge: labMaxAge(q.get('max_age')),
   };
+}
+
+/**
+ * max_age as the lab's GET contract reads it (http-practice-routes.ts, the
+ * same words; documented-examples and cors tests compare the two): whole
+ * seconds from 0 to MAX_AGE_LIMIT, the default when absent. A preflight is
+ * checked by no contract, so it is checked here: a value out of the
+ * documented range is refused, not sent on to the browser.
+ */
+function labMaxAge(value: string | null): { seconds: string } | { problem: string } {
+  const { MAX_AGE_LIMIT, LAB_DEFAULT_MAX_AGE } = playgroundApi;
+  if (value === null) return { seconds: String(LAB_DEFAULT_MAX_AGE) };
+  if (!/^[0-9]+$/.test(value)) {
+    return { problem: `max_age must be a whole number of seconds from 0 to ${MAX_AGE_LIMIT}${/^-[0-9]+$/.test(value) ? ', not negative' : ''}; got ${quoteInput(value)}.` };
+  }
+  const seconds = Math.min(Number(value), Number.MAX_VALUE);
+  if (seconds > MAX_AGE_LIMIT) return { problem: `max_age must be from 0 to ${MAX_AGE_LIMIT} seconds; got ${seconds}.` };
+  return { seconds: String(seconds) };
 }
 
 /**
@@ -88,12 +108,18 @@ export function preflightReply(ctx: RouteContext, policy: CorsPolicy, methods: r
   }
   // The lab answers the requested method and headers explicitly, unless steered to allow less.
   const allows = labAllows(ctx);
+  if ('problem' in allows.maxAge) {
+    // The browser fails the preflight on a 400; its network panel shows why, as the GET would say it.
+    const refused = refusal(400, 'invalid_parameter', allows.maxAge.problem, ctx.requestId);
+    refused.headers['X-CORS-Verdict'] = `refused: ${allows.maxAge.problem}`;
+    return refused;
+  }
   const asked = requestedHeaders ? requestedHeaders.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) : [];
   const allowedMethods = allows.methods ?? [requestedMethod];
   const allowedHeaders = allows.headers ?? asked;
   const headers: OutgoingHttpHeaders = {
     'Access-Control-Allow-Methods': allowedMethods.join(', '),
-    'Access-Control-Max-Age': allows.maxAge,
+    'Access-Control-Max-Age': allows.maxAge.seconds,
     Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
     'X-CORS-Verdict': verdict(ctx, allows, requestedMethod, asked, allowedMethods, allowedHeaders),
   };

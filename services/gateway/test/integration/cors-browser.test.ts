@@ -248,5 +248,19 @@ describe('the CORS lab from a page on another origin, in headless Chromium', () 
       expect(header(preflight, 'Access-Control-Max-Age')).toBe('42');
       expectAnswer(await inBrowser('/playground/cors/preflight?max_age=42', JSON_WITH_CUSTOM), 200);
     });
+
+    it('when max_age is out of its range or not a whole number, then the preflight is refused with the words the GET uses, and the browser fails it', async () => {
+      for (const value of ['999999', '86401', 'abc', '-3']) {
+        const path = `/playground/cors/preflight?max_age=${value}`;
+        const preflight = await preflightFromNode(path, 'POST', JSON_HEADERS);
+        const info = await rawRequest(`${gateway()}/playground/cors/info?max_age=${value}`, { headers: { Origin: origin() } });
+        expect({ value, status: preflight.status, max: header(preflight, 'Access-Control-Max-Age') }).toEqual({ value, status: 400, max: undefined });
+        expect({ value, preflight: preflight.json().error, info: info.status }).toEqual({ value, preflight: { ...info.json().error, requestId: preflight.json().error.requestId }, info: 400 });
+        expect(header(preflight, 'X-CORS-Verdict')).toBe(`refused: ${info.json().error.message}`);
+      }
+      expectTypeError(await inBrowser('/playground/cors/preflight?max_age=999999', JSON_WITH_CUSTOM));
+      const absent = await preflightFromNode('/playground/cors/preflight', 'POST', JSON_HEADERS);
+      expect(header(absent, 'Access-Control-Max-Age')).toBe('600');
+    });
   });
 });
