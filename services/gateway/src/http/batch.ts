@@ -60,7 +60,7 @@ export function createBatchRunner(dispatch: Dispatch, edge: EdgeOptions, onFinis
         continue;
       }
       const itemCtx = new RouteContext(
-        inboundRequest({ method: item.method, url: item.path, headers: item.headers, body: item.body, remoteAddress: ctx.clientAddress, encrypted: ctx.request.socket?.encrypted }),
+        inboundRequest({ method: item.method, url: item.path, headers: { ...whereItCame(ctx, item.headers), ...item.headers }, body: item.body, remoteAddress: ctx.clientAddress, encrypted: ctx.request.socket?.encrypted }),
         edge,
         (abort) => ctx.signal.addEventListener('abort', abort, { once: true }),
       );
@@ -72,6 +72,25 @@ export function createBatchRunner(dispatch: Dispatch, edge: EdgeOptions, onFinis
     }
     return json(results, 200, { [BATCH_HEADERS.budget]: String(BATCH.budgetMs), [BATCH_HEADERS.order]: 'sequential' });
   };
+}
+
+/**
+ * What an item inherits of the batch request: only where it came to (Host,
+ * and the proxy's X-Forwarded-* that TRUST_PROXY honours), unless the item
+ * sets them, so a link an item's answer builds (a data page's next, an
+ * echo's url) points where the batch went, not at localhost. Everything else
+ * an item sends is its own.
+ */
+const ADDRESS_HEADERS = ['host', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-prefix', 'x-forwarded-port'] as const;
+
+function whereItCame(ctx: RouteContext, own: Record<string, string>): Record<string, string> {
+  const set = new Set(Object.keys(own).map((name) => name.toLowerCase()));
+  const inherited: Record<string, string> = {};
+  for (const name of ADDRESS_HEADERS) {
+    const value = ctx.headers[name];
+    if (typeof value === 'string' && !set.has(name)) inherited[name] = value;
+  }
+  return inherited;
 }
 
 function itemOf(raw: unknown, index: number): Item {

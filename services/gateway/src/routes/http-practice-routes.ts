@@ -311,7 +311,10 @@ const uploadBody = {
 const batchItem = z.strictObject({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).meta({ example: 'GET' }),
   path: z.string().max(2048).meta({ description: 'A path on this service with its query: not a URL, no . or .. segments, no backslash, not the batch itself.', example: '/playground/echo?x=1' }),
-  headers: z.record(z.string(), z.string()).optional().meta({ description: 'Only these: nothing is inherited from the batch request.', example: { 'x-api-key': 'ak_…' } }),
+  headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .meta({ description: "Only these, and where the batch went (its Host and a trusted proxy's X-Forwarded-*, unless set here): no credential is inherited from the batch request.", example: { 'x-api-key': 'ak_…' } }),
   body: z.unknown().optional().meta({ description: 'A string is sent as text/plain, anything else as JSON, unless headers names a Content-Type.' }),
 });
 const { $schema: _dialect, ...batchItemShape } = z.toJSONSchema(batchItem, { io: 'input' });
@@ -602,22 +605,22 @@ const batchResult = z
   .meta({ id: 'BatchResult' });
 /**
  * The Batch example's items answered (GET /health, then POST /playground/echo
- * {"n":1}). An item is a request without a socket: it sent no Host, so its
- * base URL is http://localhost (public-url.ts), and its address is the
- * batch's.
+ * {"n":1}), the batch sent to 127.0.0.1:8080. An item is a request without a
+ * socket: it inherits the batch's Host (so its links point where the batch
+ * went) and its address, nothing else (batch.ts).
  */
 const batchExampleBodies = {
   health: { status: 'ok' },
   echo: {
     method: 'POST',
-    url: 'http://localhost/playground/echo',
+    url: 'http://127.0.0.1:8080/playground/echo',
     path: '/playground/echo',
     query: {},
     contentType: 'application/json',
     body: { n: 1 },
     bodyKind: 'json',
     bodySize: 7,
-    headers: { 'content-type': 'application/json', 'content-length': '7' },
+    headers: { host: '127.0.0.1:8080', 'content-type': 'application/json', 'content-length': '7' },
     clientAddress: '127.0.0.1',
     httpVersion: '1.1',
     notes: [],

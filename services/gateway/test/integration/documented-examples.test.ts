@@ -345,7 +345,7 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
   'POST /playground/batch': {
     expectStatus: 200,
     // The Batch example's request.
-    send: async (ctx) => answered(await sendJson(ctx, 'POST', '/playground/batch', { requests: [{ method: 'GET', path: '/health' }, { method: 'POST', path: '/playground/echo', body: { n: 1 } }] })),
+    send: async (ctx) => answered(await sendJson(ctx, 'POST', '/playground/batch', { requests: [{ method: 'GET', path: '/health' }, { method: 'POST', path: '/playground/echo', body: { n: 1 } }] }, { Host: EXAMPLES_HOST })),
     // Exactly the example but for each item's request id, which the run makes.
     values: (live, example) => {
       for (const result of live) expect(result.headers['X-Request-Id']).toMatch(/^[0-9a-f-]{36}$/);
