@@ -178,6 +178,10 @@ const redirectHopValues = (method: string) => (live: Json, example: Json, _ctx: 
   expect(res.headers.location).toBe(live.location);
 };
 
+/** One walk per method of a route served with all five (echo, response, redirect): the same example, sent with each. */
+const everyMethod = (path: string, expectStatus: number, send: (method: string) => Walk['send'], values: (method: string) => NonNullable<Walk['values']>) =>
+  Object.fromEntries((['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method) => [`${method} ${path}`, { expectStatus, send: send(method), values: values(method) }])) as Partial<Record<OperationKey, Walk>>;
+
 /** Every walk, by operation: what its documented example sends and what of its answer the example fixes. */
 const WALKS: Partial<Record<OperationKey, Walk>> = {
   // System
@@ -278,11 +282,7 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
   },
 
   // HTTP practice
-  'GET /playground/echo': { expectStatus: 200, send: echo('GET'), values: echoValues('GET') },
-  'POST /playground/echo': { expectStatus: 200, send: echo('POST'), values: echoValues('POST') },
-  'PUT /playground/echo': { expectStatus: 200, send: echo('PUT'), values: echoValues('PUT') },
-  'PATCH /playground/echo': { expectStatus: 200, send: echo('PATCH'), values: echoValues('PATCH') },
-  'DELETE /playground/echo': { expectStatus: 200, send: echo('DELETE'), values: echoValues('DELETE') },
+  ...everyMethod('/playground/echo', 200, echo, echoValues),
   'POST /playground/upload': {
     expectStatus: 200,
     // The UploadAnswer example's request: a file part "doc" (photo.jpg, image/jpeg) and a field "note".
@@ -301,22 +301,14 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
       expect(live).toEqual(example);
     },
   },
-  'GET /playground/response': { expectStatus: 418, send: response('GET'), values: responseValues('GET') },
-  'POST /playground/response': { expectStatus: 418, send: response('POST'), values: responseValues('POST') },
-  'PUT /playground/response': { expectStatus: 418, send: response('PUT'), values: responseValues('PUT') },
-  'PATCH /playground/response': { expectStatus: 418, send: response('PATCH'), values: responseValues('PATCH') },
-  'DELETE /playground/response': { expectStatus: 418, send: response('DELETE'), values: responseValues('DELETE') },
+  ...everyMethod('/playground/response', 418, response, responseValues),
   'GET /playground/timeout': {
     expectStatus: 200,
     // The TimeoutAnswer example's request: wait 1000 ms (a fixed wait; the assertions are on the answer, not the clock).
     send: async (ctx) => answered(await get(ctx, '/playground/timeout?delay=1000')),
     values: (live, example) => expect(live).toEqual(example),
   },
-  'GET /playground/redirect': { expectStatus: 307, send: redirectHop('GET'), values: redirectHopValues('GET') },
-  'POST /playground/redirect': { expectStatus: 307, send: redirectHop('POST'), values: redirectHopValues('POST') },
-  'PUT /playground/redirect': { expectStatus: 307, send: redirectHop('PUT'), values: redirectHopValues('PUT') },
-  'PATCH /playground/redirect': { expectStatus: 307, send: redirectHop('PATCH'), values: redirectHopValues('PATCH') },
-  'DELETE /playground/redirect': { expectStatus: 307, send: redirectHop('DELETE'), values: redirectHopValues('DELETE') },
+  ...everyMethod('/playground/redirect', 307, redirectHop, redirectHopValues),
   'GET /playground/headers': {
     expectStatus: 200,
     // The HeadersAnswer example's request (curl -H 'X-Custom: 1' -H 'x-custom: 2'): the lines in this order and case; node adds Connection.
