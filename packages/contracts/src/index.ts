@@ -9,3 +9,4 @@ export * as transport from './gen/sandbox/transport/v1/call_stream';
 export * as dataApi from './data-api';
 export * as playgroundApi from './playground-api';
 export * as callers from './callers';
+export * as challenges from './challenges';

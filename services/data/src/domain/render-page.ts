@@ -1,3 +1,4 @@
+import { challenges } from '@sandbox/contracts';
 import { createHash } from 'node:crypto';
 import { permissionDenied } from './errors';
 import { buildNextLink, type NextLink } from './next-link';
@@ -43,7 +44,7 @@ export function renderPage(request: PageRequest, signingKey: SigningKey): Render
   if (!request.grantedScopes.includes(pack.scope)) {
     // RFC 6750 3.1: a bearer token without the scope is told which scope the resource needs.
     throw permissionDenied('missing_scope', `Reading the ${pack.name} pack needs the scope ${pack.scope}, which this app does not hold.`).withChallenge(
-      `Bearer realm="training-sandbox", error="insufficient_scope", scope="${pack.scope}"`,
+      challenges.insufficientScopeChallenge(pack.scope),
     );
   }
   const plan = planPage(query.paging, entity, signingKey);

@@ -1,3 +1,4 @@
+import { challenges } from '@sandbox/contracts';
 import { AppError, GrpcStatus, ShortLivedCache, unauthenticated } from '@sandbox/runtime';
 import type { RouteContext } from '../http/context';
 import { whenReady, type MaybePromise } from '../maybe-async';
@@ -103,6 +104,6 @@ export class Authenticator {
   }
 
   private challengeOf(scheme: AuthScheme, refused: boolean): string {
-    return scheme.challenge(refused) ?? 'Bearer realm="training-sandbox"';
+    return scheme.challenge(refused) ?? challenges.CHALLENGE.bearer;
   }
 }

@@ -1,3 +1,4 @@
+import { challenges } from '@sandbox/contracts';
 import { AppError, GrpcStatus, type Logger } from '@sandbox/runtime';
 import { httpStatusFromGrpc } from './http-status';
 import type { ErrorFormat } from './route';
@@ -65,7 +66,7 @@ export function errorReply(error: unknown, format: ErrorFormat, requestId: strin
   const reply = refusal(status, error.code, error.message, requestId, format);
   if (error instanceof HttpRefusal) Object.assign(reply.headers, error.headers);
   // A 401 must say how to authenticate (RFC 9110 15.5.2); an OAuth endpoint's refusal brings its own when it has one.
-  const challenge = error.challenge ?? (status === 401 && format === 'api' ? 'Bearer realm="training-sandbox"' : undefined);
+  const challenge = error.challenge ?? (status === 401 && format === 'api' ? challenges.CHALLENGE.bearer : undefined);
   if (challenge !== undefined) reply.headers['WWW-Authenticate'] = typeof challenge === 'string' ? challenge : [...challenge];
   if (error.retryAfterSeconds !== undefined) reply.headers['Retry-After'] = String(error.retryAfterSeconds);
   if (status >= 500) logger.warn({ requestId, code: error.code, ...where }, error.message);

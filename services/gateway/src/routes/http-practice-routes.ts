@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { playgroundApi, type playground } from '@sandbox/contracts';
+import { challenges, playgroundApi, type playground } from '@sandbox/contracts';
 import { quoteInput } from '@sandbox/runtime';
 import type { GatewayDeps } from '../deps';
 import { BATCH, BATCH_HEADERS } from '../http/batch';
@@ -694,7 +694,7 @@ const respond = {
       headers: {
         ...delayApplied,
         ...playgroundNote,
-        'WWW-Authenticate': { description: 'With a 401, as HTTP requires: Bearer realm="training-sandbox".' },
+        'WWW-Authenticate': { description: `With a 401, as HTTP requires: ${challenges.CHALLENGE.bearer}.` },
         Allow: { description: 'With a 405, as HTTP requires: the methods of this endpoint.' },
       },
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { oauth } from '@sandbox/contracts';
+import { challenges, type oauth } from '@sandbox/contracts';
 import { AppError, GrpcStatus, quoteInput } from '@sandbox/runtime';
 import { authorizationValue } from '../auth/scheme';
 import { decodeBasic } from '../auth/schemes/basic';
@@ -21,7 +21,7 @@ export const OAUTH_PATHS = {
 } as const;
 
 const invalidRequest = (message: string) => new AppError(GrpcStatus.INVALID_ARGUMENT, 'invalid_request', message);
-const BASIC_CHALLENGE = 'Basic realm="training-sandbox", charset="UTF-8"';
+const BASIC_CHALLENGE = challenges.CHALLENGE.basic;
 
 /** RFC 6749 2.3.1: in the Basic header the client id and secret are form-urlencoded first (oauth4webapi sends `app%5F…`). */
 function formDecode(value: string): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { challenges } from '@sandbox/contracts';
 import type { GatewayDeps } from '../deps';
 import { consumerKeyOf, signedRequestOf } from '../auth/signed-request';
 import type { RouteContext } from '../http/context';
@@ -81,7 +82,7 @@ const noStore = { 'Cache-Control': { description: 'Never stored by a cache.', sc
 
 const signedRefusals = {
   400: 'The code is the oauth_problem: parameter_absent (the message names each missing parameter), parameter_rejected (a protocol parameter repeated, an unreadable header, a bad timestamp or callback), signature_method_rejected, version_rejected.',
-  401: 'The code is the oauth_problem: signature_invalid (the message holds the base string the server built), timestamp_refused, nonce_used, consumer_key_unknown, consumer_key_rejected; leg 3 also token_rejected, token_expired, token_used, verifier_invalid. WWW-Authenticate: OAuth realm="training-sandbox", oauth_problem="<value>".',
+  401: `The code is the oauth_problem: signature_invalid (the message holds the base string the server built), timestamp_refused, nonce_used, consumer_key_unknown, consumer_key_rejected; leg 3 also token_rejected, token_expired, token_used, verifier_invalid. WWW-Authenticate: ${challenges.oauth1ProblemChallenge('<value>')}.`,
 };
 
 const contracts = {

@@ -1,3 +1,4 @@
+import { challenges } from '@sandbox/contracts';
 import { STATUS_CODES } from 'node:http';
 import { delayFields, delayHeaders, delayNote, readDelay, type Delay } from './delay';
 import { emptyAnswer, jsonAnswer, NOTE_HEADER, textAnswer, type Answer, type Header, type Inbound } from './http';
@@ -21,7 +22,7 @@ const statusName = (status: number) => (STATUS_CODES[status] ? `${status} ${STAT
 
 /** Headers HTTP requires with some statuses, so the answer stays valid HTTP (RFC 9110 15.5.2, 15.5.6). */
 function requiredHeaders(status: number): Header[] {
-  if (status === 401) return [{ name: 'WWW-Authenticate', value: 'Bearer realm="training-sandbox"' }];
+  if (status === 401) return [{ name: 'WWW-Authenticate', value: challenges.CHALLENGE.bearer }];
   if (status === 405) return [{ name: 'Allow', value: RESPOND_METHODS }];
   return [];
 }

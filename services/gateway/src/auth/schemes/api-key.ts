@@ -1,3 +1,4 @@
+import { challenges } from '@sandbox/contracts';
 import type { BackendClients } from '../../clients';
 import type { RouteContext } from '../../http/context';
 import { verdictOf, type AuthScheme, type Presented, type SchemeName } from '../scheme';
@@ -16,7 +17,7 @@ export function apiKeySchemes(clients: BackendClients, cacheMs: number): [AuthSc
     async verify(apiKey, ctx) {
       return verdictOf(name, (await clients.identity.verifyApiKey({ apiKey }, { requestId: ctx.requestId })).check);
     },
-    challenge: (refused) => `ApiKey realm="training-sandbox", ${where}${refused ? ', error="invalid_key"' : ''}`,
+    challenge: (refused) => challenges.apiKeyChallenge(where, refused),
   });
   return [
     scheme('api_key_header', 'an x-api-key header', 'in="header", name="x-api-key"', (ctx) => {

@@ -1,8 +1,9 @@
+import { challenges } from '@sandbox/contracts';
 import type { BackendClients } from '../../clients';
 import { authorizationValue, verdictOf, type AuthScheme } from '../scheme';
 
 export const APP_BEARER_PREFIX = 'bt_';
-export const BEARER_CHALLENGE = 'Bearer realm="training-sandbox"';
+export const BEARER_CHALLENGE = challenges.CHALLENGE.bearer;
 
 /** RFC 6750 challenge of the app's own tokens: error="invalid_token" once one was refused. */
 export const bearerChallenge = (refused: boolean) => (refused ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE);

@@ -1,7 +1,8 @@
+import { challenges } from '@sandbox/contracts';
 import type { BackendClients } from '../../clients';
 import { authorizationValue, verdictOf, type AuthScheme } from '../scheme';
 
-const BASIC_CHALLENGE = 'Basic realm="training-sandbox", charset="UTF-8"';
+const BASIC_CHALLENGE = challenges.CHALLENGE.basic;
 
 /** RFC 7617: base64 of "user:password", split at the first colon so a password may contain colons. */
 export function decodeBasic(value: string): { user: string; password: string } | undefined {

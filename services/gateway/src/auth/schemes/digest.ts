@@ -1,9 +1,10 @@
+import { challenges } from '@sandbox/contracts';
 import { unauthenticated } from '@sandbox/runtime';
 import type { BackendClients } from '../../clients';
 import type { RouteContext } from '../../http/context';
 import { verdictOf, type AuthScheme } from '../scheme';
 
-export const DIGEST_REALM = 'training-sandbox';
+export const DIGEST_REALM = challenges.REALM;
 
 /** The username a Digest response names (the App ID), for the request log only: oauth checks everything. */
 function digestUsername(header: string): string | undefined {
@@ -46,7 +47,7 @@ export function digestScheme(clients: BackendClients): AuthScheme {
       }
       return verdictOf('digest', answer.check);
     },
-    challenge: () => `Digest realm="${DIGEST_REALM}"`,
+    challenge: () => challenges.CHALLENGE.digest,
     freshChallenge: fresh,
   };
 }

@@ -1,8 +1,9 @@
+import { challenges } from '@sandbox/contracts';
 import type { BackendClients } from '../../clients';
 import { verdictOf, type AuthScheme } from '../scheme';
 
 const HEADERS = ['x-app-id', 'x-timestamp', 'x-signature'] as const;
-const HMAC_CHALLENGE = 'HMAC realm="training-sandbox", algorithm="HMAC-SHA256", headers="x-app-id x-timestamp x-signature"';
+const HMAC_CHALLENGE = challenges.CHALLENGE.hmac;
 
 /**
  * The HMAC style: x-app-id, x-timestamp and x-signature, the signature being

@@ -1,9 +1,10 @@
+import { challenges } from '@sandbox/contracts';
 import { unauthenticated } from '@sandbox/runtime';
 import type { BackendClients } from '../../clients';
 import { verdictOf, type AuthScheme } from '../scheme';
 import { consumerKeyOf, signedRequestOf } from '../signed-request';
 
-const OAUTH1_CHALLENGE = 'OAuth realm="training-sandbox"';
+const OAUTH1_CHALLENGE = challenges.CHALLENGE.oauth1;
 
 /**
  * A request signed with an OAuth 1.0a access token (after the three legs),

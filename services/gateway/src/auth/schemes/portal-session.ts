@@ -1,7 +1,8 @@
+import { challenges } from '@sandbox/contracts';
 import type { BackendClients } from '../../clients';
 import type { AuthScheme } from '../scheme';
 
-const REALM = 'Bearer realm="training-sandbox-portal"';
+const REALM = challenges.CHALLENGE.portal;
 const SESSION_TOKEN = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 
 /**

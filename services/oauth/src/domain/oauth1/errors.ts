@@ -1,3 +1,4 @@
+import { challenges } from '@sandbox/contracts';
 import { AppError, GrpcStatus } from '@sandbox/runtime';
 
 /**
@@ -22,10 +23,9 @@ export type OAuth1Problem =
 
 const MALFORMED: ReadonlySet<OAuth1Problem> = new Set(['parameter_absent', 'parameter_rejected', 'signature_method_rejected', 'version_rejected']);
 
-export const OAUTH1_REALM = 'training-sandbox';
 
 /** The WWW-Authenticate challenge of a 401 (RFC 5849 3.5.1 scheme, the problem named as the extension does). */
-export const challengeFor = (problem: OAuth1Problem) => `OAuth realm="${OAUTH1_REALM}", oauth_problem="${problem}"`;
+export const challengeFor = (problem: OAuth1Problem) => challenges.oauth1ProblemChallenge(problem);
 
 /**
  * A refusal: INVALID_ARGUMENT (400) for a malformed request, UNAUTHENTICATED

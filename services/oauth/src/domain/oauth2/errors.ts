@@ -1,3 +1,4 @@
+import { challenges } from '@sandbox/contracts';
 import { AppError, GrpcStatus } from '@sandbox/runtime';
 
 /** The RFC 6749 error values the OAuth 2.0 endpoints answer with (5.2, 4.1.2.1). */
@@ -11,7 +12,7 @@ export type OAuth2ErrorCode =
   | 'invalid_scope';
 
 /** What a client that authenticated with Basic (or not at all) is told to answer (RFC 6749 5.2, RFC 9110 11.6.1). */
-export const BASIC_CHALLENGE = 'Basic realm="training-sandbox", charset="UTF-8"';
+export const BASIC_CHALLENGE = challenges.CHALLENGE.basic;
 
 /**
  * RFC 6749 5.2 and 4.1.2.1 allow only %x20-21 / %x23-5B / %x5D-7E in
