@@ -110,3 +110,28 @@ export function fromServiceError(error: ServiceError, peer: string): AppError {
       return new AppError(GrpcStatus.INTERNAL, 'internal', 'An internal error occurred.');
   }
 }
+
+/**
+ * A refusal whose HTTP status has no gRPC equivalent (413, 415, 405...),
+ * with any headers it must carry. Still an AppError, so the gateway renders
+ * it like every other refusal; the playground, which answers HTTP inside a
+ * gRPC message, renders its status as it is.
+ */
+export class HttpRefusal extends AppError {
+  override name = 'HttpRefusal';
+  constructor(
+    readonly httpStatus: number,
+    code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(GrpcStatus.INVALID_ARGUMENT, code, message);
+  }
+}
+
+/** The project's one error body (docs/errors.md): what every non-OAuth refusal answers, from any service. */
+export interface ApiErrorBody {
+  error: { code: string; message: string; requestId: string };
+}
+
+export const apiErrorBody = (code: string, message: string, requestId: string): ApiErrorBody => ({ error: { code, message, requestId } });

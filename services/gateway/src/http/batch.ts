@@ -1,4 +1,4 @@
-import { AppError, GrpcStatus, quoteInput } from '@sandbox/runtime';
+import { apiErrorBody, AppError, GrpcStatus, quoteInput } from '@sandbox/runtime';
 import { RouteContext, type EdgeOptions } from './context';
 import type { Dispatch } from './dispatch';
 import { badRequest } from './errors';
@@ -136,7 +136,7 @@ function checkPath(path: string, where: string): void {
 }
 
 function refusedItem(error: AppError, requestId: string, status = 400): ItemResult {
-  return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { error: { code: error.code, message: error.message, requestId } } };
+  return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: apiErrorBody(error.code, error.message, requestId) };
 }
 
 /** An item's answer as data: its JSON body parsed, other text as text. */

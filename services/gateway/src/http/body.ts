@@ -1,7 +1,8 @@
 import { parse as parseContentType } from 'content-type';
 import getRawBody from 'raw-body';
+import { HttpRefusal } from '@sandbox/runtime';
 import type { RouteContext } from './context';
-import { badRequest, HttpRefusal } from './errors';
+import { badRequest } from './errors';
 import type { BodyMode } from './route';
 
 /** A form body (mode form): its pairs in the order sent, duplicates kept, and its text as sent. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { apiErrorBody } from '@sandbox/runtime';
 import { OPEN_CORS_HEADERS } from './cors';
 import { SECURITY_HEADERS } from './security-headers';
 
@@ -34,7 +35,7 @@ export function answerConnect(_req: unknown, socket: Duplex): void {
 /** A refusal in the one error shape, with every header an answer carries, written straight to the socket, which is then closed. */
 function writeRefusal(socket: Duplex, status: number, code: string, message: string): void {
   const requestId = randomUUID();
-  const body = JSON.stringify({ error: { code, message, requestId } });
+  const body = JSON.stringify(apiErrorBody(code, message, requestId));
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),

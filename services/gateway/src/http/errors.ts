@@ -1,5 +1,5 @@
 import { challenges } from '@sandbox/contracts';
-import { AppError, GrpcStatus, type Logger } from '@sandbox/runtime';
+import { apiErrorBody, AppError, GrpcStatus, HttpRefusal, type Logger } from '@sandbox/runtime';
 import { httpStatusFromGrpc } from './http-status';
 import type { ErrorFormat } from './route';
 import { json, type Reply } from './reply';
@@ -7,20 +7,6 @@ import { json, type Reply } from './reply';
 /** Thrown for a bad HTTP-level input, so every 400 has one look. */
 export const badRequest = (code: string, message: string) => new AppError(GrpcStatus.INVALID_ARGUMENT, code, message);
 
-/**
- * An HTTP-level refusal whose status has no gRPC equivalent (413, 415, 405...).
- * It is still an AppError, so it renders like every other refusal.
- */
-export class HttpRefusal extends AppError {
-  constructor(
-    readonly httpStatus: number,
-    code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(GrpcStatus.INVALID_ARGUMENT, code, message);
-  }
-}
 
 /** RFC 6749 5.2, RFC 7009 and RFC 7662 error values: passed through as they are on the OAuth endpoints. */
 const OAUTH_ERRORS = new Set([
@@ -39,7 +25,7 @@ const OAUTH_ERRORS = new Set([
 
 /** The body of a refusal in the route's format. */
 function errorBody(format: ErrorFormat, status: number, code: string, message: string, requestId: string): unknown {
-  if (format === 'api') return { error: { code, message, requestId } };
+  if (format === 'api') return apiErrorBody(code, message, requestId);
   // RFC 6749 5.2: a registered error value; anything the edge itself refused is an invalid request, except
   // a 429 (a rate limit): the request was fine, so temporarily_unavailable (4.1.2.1), as for a 503.
   const error = OAUTH_ERRORS.has(code) ? code : status === 429 || status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';

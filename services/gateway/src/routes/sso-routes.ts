@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { GatewayDeps } from '../deps';
 import type { Contract } from '../http/contract';
-import { HttpRefusal } from '../http/errors';
+import { HttpRefusal } from '@sandbox/runtime';
 import { empty, json, type Reply } from '../http/reply';
 import { route, type Route, type RouteSpec } from '../http/route';
 import { SSO_ERROR_CODES } from '../sso/sso-errors';

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, GrpcStatus, type CallOptionsLite, type Logger } from '@sandbox/runtime';
-import { HttpRefusal } from '../http/errors';
+import { AppError, GrpcStatus, HttpRefusal, type CallOptionsLite, type Logger } from '@sandbox/runtime';
 import { clearCookie, readCookie, setCookie, type CookieOptions } from './cookies';
 import type { AuthorizationRequest, GrantResult } from './oidc-client';
 import type { CookieSealer } from './sealed-cookie';

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@sandbox/runtime';
+import { apiErrorBody, invalidArgument, type HttpRefusal } from '@sandbox/runtime';
 
 /** One header line: the name with its original case. */
 export interface Header {
@@ -48,28 +48,17 @@ export function emptyAnswer(status: number, headers: Header[] = []): Answer {
   return { status, headers, body: Buffer.alloc(0) };
 }
 
-/**
- * A refusal whose HTTP status has no gRPC equivalent (413: a limit of the
- * upload). gRPC's RESOURCE_EXHAUSTED would reach the client as 429 through the
- * gateway's one mapping table, which says "slow down" rather than "too big", so
- * the service answers these itself: an HttpResponse with the status and the
- * project's error shape. Every 400 stays an AppError (INVALID_ARGUMENT), which
- * the gateway renders.
- */
-export class HttpRefusal extends Error {
-  override name = 'HttpRefusal';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
-/** The project's error shape, as the gateway renders every other refusal. */
+/**
+ * A refusal whose HTTP status has no gRPC equivalent (runtime's HttpRefusal;
+ * 413: a limit of the upload) in the project's error shape. gRPC's
+ * RESOURCE_EXHAUSTED would reach the client as 429 through the gateway's one
+ * mapping table, which says "slow down" rather than "too big", so the service
+ * answers these itself, checked before AppError (which it also is). Every 400
+ * stays a plain AppError (INVALID_ARGUMENT), which the gateway renders.
+ */
 export function refusalAnswer(refusal: HttpRefusal, requestId: string): Answer {
-  return jsonAnswer({ error: { code: refusal.code, message: refusal.message, requestId } }, refusal.status);
+  return jsonAnswer(apiErrorBody(refusal.code, refusal.message, requestId), refusal.httpStatus);
 }
 
 /** The request inside a call message; a call without one is a caller's bug. */

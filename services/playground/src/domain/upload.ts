@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import busboy from 'busboy';
-import { invalidArgument, quoteInput } from '@sandbox/runtime';
-import { HttpRefusal, jsonAnswer, type Answer } from './http';
+import { HttpRefusal, invalidArgument, quoteInput } from '@sandbox/runtime';
+import { jsonAnswer, type Answer } from './http';
 import { parseMediaType } from './media-type';
 
 const MiB = 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { playground } from '@sandbox/contracts';
-import { AppError, GrpcStatus, type CallContext } from '@sandbox/runtime';
+import { AppError, GrpcStatus, HttpRefusal, type CallContext } from '@sandbox/runtime';
 import type { Sleep } from '../domain/delay';
-import { HttpRefusal, inboundOf, refusalAnswer, type Answer, type Inbound } from '../domain/http';
+import { inboundOf, refusalAnswer, type Answer, type Inbound } from '../domain/http';
 import type { Planned } from '../domain/respond';
 
 type Handler = (request: { http?: playground.HttpRequest }, context: CallContext) => Promise<{ http: playground.HttpResponse }>;

@@ -1,8 +1,8 @@
 import type { handleClientStreamingCall, ServerErrorResponse } from '@grpc/grpc-js';
 import type { playground } from '@sandbox/contracts';
-import { AppError, GrpcStatus, invalidArgument, REQUEST_ID_KEY, toServiceError, type Logger } from '@sandbox/runtime';
+import { AppError, GrpcStatus, HttpRefusal, invalidArgument, REQUEST_ID_KEY, toServiceError, type Logger } from '@sandbox/runtime';
 import { headerValue } from '../domain/headers';
-import { HttpRefusal, refusalAnswer, type Answer } from '../domain/http';
+import { refusalAnswer, type Answer } from '../domain/http';
 import { MultipartReader, uploadAnswer, UPLOAD_LIMITS, type UploadLimits } from '../domain/upload';
 
 type UploadCall = Parameters<handleClientStreamingCall<playground.UploadRequest, playground.UploadResponse>>[0];

@@ -1,7 +1,7 @@
-import { GrpcStatus } from '@sandbox/runtime';
+import { GrpcStatus, HttpRefusal } from '@sandbox/runtime';
 import { refusalOf } from '@sandbox/testing';
 import { normaliseHeaders, repeatedHeaderNotes } from '../../src/domain/headers';
-import { basePath, HttpRefusal, refusalAnswer } from '../../src/domain/http';
+import { basePath, refusalAnswer } from '../../src/domain/http';
 import { parseMediaType } from '../../src/domain/media-type';
 import { parseForm, Query } from '../../src/domain/query';
 import { read } from './support/requests';

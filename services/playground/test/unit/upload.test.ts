@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError, GrpcStatus } from '@sandbox/runtime';
+import { AppError, GrpcStatus, HttpRefusal } from '@sandbox/runtime';
 import { refusalOf } from '@sandbox/testing';
-import { HttpRefusal } from '../../src/domain/http';
 import { MultipartReader, uploadAnswer, UPLOAD_LIMITS, type UploadLimits } from '../../src/domain/upload';
 import { read } from './support/requests';
 
@@ -44,7 +43,7 @@ async function refusedWith(promise: Promise<unknown>): Promise<{ status: number;
   try {
     await promise;
   } catch (error) {
-    if (error instanceof HttpRefusal) return { status: error.status, code: error.code, message: error.message };
+    if (error instanceof HttpRefusal) return { status: error.httpStatus, code: error.code, message: error.message };
     if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
     throw error;
   }
