@@ -8,6 +8,11 @@
  * (services/playground/src/domain).
  */
 
+/** The most redirects /playground/redirect makes before its final answer (n, and hop, at most this). */
+export const MAX_REDIRECTS = 10;
+/** The longest waits, in ms: /playground/response's delay and /playground/timeout's. */
+export const DELAY_CAPS = { response: 10_000, timeout: 60_000 } as const;
+
 /** What a client does with each redirect status (/playground/redirect, every hop and the end). */
 export const REDIRECT_MEANING: Readonly<Record<number, string>> = {
   301: '301 Moved Permanently: clients repeat the request at Location, but browsers, curl -L, Python requests and most others turn a POST into a GET and drop the body (RFC 9110 15.4.2 allows it for historical reasons).',

@@ -1,5 +1,5 @@
-import { challenges } from '@sandbox/contracts';
 import { createHash } from 'node:crypto';
+import { challenges } from '@sandbox/contracts';
 import { permissionDenied } from './errors';
 import { buildNextLink, type NextLink } from './next-link';
 import { readPageQuery } from './page-query';

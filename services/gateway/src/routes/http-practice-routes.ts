@@ -14,7 +14,7 @@ import { route, type Route } from '../http/route';
 import { SECURITY_HEADERS } from '../http/security-headers';
 
 /** Caps on the delays a learner may ask for (spec: "capped"); the playground service clamps to these too. */
-export const DELAY_CAPS = { response: 10_000, timeout: 60_000 } as const;
+export const { DELAY_CAPS } = playgroundApi;
 /** Upload limits: the playground enforces them as the body streams; the gateway refuses a declared body over the total at once. */
 export const UPLOAD_MAX_BYTES = 25 * 1024 * 1024;
 /** How long a service may take beyond the delay it was asked for. */
@@ -56,12 +56,14 @@ const delayDeadline = (delayMs: number, cap: number) => Math.min(delayMs, cap) +
 
 // ---- parameters: what the gateway validates and the OpenAPI document shows ----
 //
-// The playground service owns these rules for its own callers
+// The playground service checks these rules for its own callers
 // (services/playground/src/domain: query.ts, respond.ts, redirect.ts,
-// cors.ts) and still checks them there. The gateway states the same rules
-// here so that the document shows them, and so it refuses first, before any
-// call, with the playground's status, code and words: for an HTTP client
-// these schemas are the one rule. Change a rule in both places.
+// cors.ts). The gateway states them here so that the document shows them,
+// and so it refuses first, before any call, with the playground's status,
+// code and words: for an HTTP client these schemas are the one rule. The
+// limits both check come from one place (contracts' playgroundApi:
+// MAX_REDIRECTS, DELAY_CAPS, the CORS lab's max-age); that the words agree
+// is tested (http-practice.test.ts sends each refusal to both).
 
 interface WholeNumber {
   /** Completes "<name> must be …" when the value is not digits. */
@@ -136,7 +138,7 @@ const responseQuery = z.object({
 const timeoutQuery = z.object({ delay: delayOf(1000, DELAY_CAPS.timeout) });
 
 const REDIRECT_STATUSES = ['301', '302', '307', '308'] as const;
-const MAX_REDIRECTS = 10;
+const { MAX_REDIRECTS } = playgroundApi;
 /** One request of the chain in the trail: METHOD-bytes. */
 const TRAIL_ENTRY = '[A-Za-z]{1,16}-[0-9]{1,10}';
 const redirectQuery = z

@@ -7,7 +7,7 @@ import { invalidParameter, Query } from './query';
 
 export const REDIRECT_PATH = '/playground/redirect';
 export const REDIRECT_STATUSES: readonly number[] = [301, 302, 307, 308];
-export const MAX_REDIRECTS = 10;
+export const { MAX_REDIRECTS } = playgroundApi;
 /** How the trail is kept in the Location: `METHOD-bytes` per request, joined by dots (all URL-safe, nothing to escape). */
 const TRAIL_ENTRY = /^([A-Za-z]{1,16})-([0-9]{1,10})$/;
 

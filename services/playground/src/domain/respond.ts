@@ -1,10 +1,10 @@
-import { challenges } from '@sandbox/contracts';
 import { STATUS_CODES } from 'node:http';
+import { challenges, playgroundApi } from '@sandbox/contracts';
 import { delayFields, delayHeaders, delayNote, readDelay, type Delay } from './delay';
 import { emptyAnswer, jsonAnswer, NOTE_HEADER, textAnswer, type Answer, type Header, type Inbound } from './http';
 import { invalidParameter, Query } from './query';
 
-export const RESPOND_DELAY_CAP_MS = 10_000;
+export const RESPOND_DELAY_CAP_MS = playgroundApi.DELAY_CAPS.response;
 
 /** Statuses whose answer has no body (RFC 9110 15.3.5, 15.3.6, 15.4.5): a body sent with them would corrupt the connection. */
 export const BODYLESS_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);

@@ -6,7 +6,7 @@ import type { Planned } from './respond';
 
 export const TIMEOUT_DEFAULT_MS = 1000;
 /** A typical ingress read timeout: a proxy in front of a real API would have given up by then. */
-export const TIMEOUT_CAP_MS = 60_000;
+export const TIMEOUT_CAP_MS = playgroundApi.DELAY_CAPS.timeout;
 
 /** /playground/timeout?delay=: waits (default 1 s, capped at 60 s), then 200 saying how long. */
 export function planTimeout(request: Inbound): Planned {
