@@ -10,3 +10,4 @@ export * as dataApi from './data-api';
 export * as playgroundApi from './playground-api';
 export * as callers from './callers';
 export * as challenges from './challenges';
+export * as accountRules from './account-rules';

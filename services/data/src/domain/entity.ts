@@ -1,3 +1,4 @@
+import type { accountRules } from '@sandbox/contracts';
 import type { Range } from './partition';
 
 export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'datetime';
@@ -56,7 +57,8 @@ export interface EntityDefinition {
 
 export interface PackDefinition {
   readonly name: string;
-  readonly scope: string;
+  /** One of the pack scopes apps hold (contracts' account-rules.ts): a pack named by any other would be unreachable. */
+  readonly scope: accountRules.PackScope;
   readonly description: string;
   readonly entities: readonly EntityDefinition[];
 }

@@ -1,4 +1,4 @@
-import { PACK_SCOPES } from '../../../identity/src/domain/limits';
+import { PACK_SCOPES } from '../../../../packages/contracts/src/account-rules';
 
 /** The pack scopes, owned by identity; the page shows them in the spec's order. */
 export const ALL_SCOPES: readonly string[] = PACK_SCOPES;

@@ -1,4 +1,4 @@
-import { PACK_SCOPES } from '../../../identity/src/domain/limits';
+import { PACK_SCOPES } from '../../../../packages/contracts/src/account-rules';
 
 /*
  * Ready-to-run snippets for every authentication style and every pagination

@@ -1,24 +1,5 @@
-/** Input limits the spec leaves open; docs/identity.md lists the same numbers. */
-export const LIMITS = {
-  nameMax: 100,
-  descriptionMax: 1000,
-  emailMax: 254,
-  /** RFC 5321 4.5.3.1.1: the local part is at most 64 octets. */
-  emailLocalMaxBytes: 64,
-  passwordMin: 8,
-  passwordMax: 200,
-  redirectUrisMax: 10,
-  redirectUriMaxLength: 2000,
-  /** A shared training cluster should not let one account fill the database. */
-  appsPerOwnerMax: 100,
-  logPageSizeDefault: 50,
-  logPageSizeMax: 200,
-  /** Entries accepted in one RecordRequests call. */
-  recordBatchMax: 1000,
-  /** Longest token VerifySession will look at; real session JWTs are far shorter. */
-  sessionTokenMax: 8192,
-} as const;
+/** Identity's name for the rules it shares with the portal and the data service (owned by contracts' account-rules.ts). */
+import { accountRules } from '@sandbox/contracts';
 
-/** The pack scopes, in the spec's order, which is also the order apps store them in. */
-export const PACK_SCOPES = ['fpa:read', 'stocks:read', 'marketing:read', 'hr:read', 'cricket:read'] as const;
-export type PackScope = (typeof PACK_SCOPES)[number];
+export const { LIMITS, PACK_SCOPES } = accountRules;
+export type PackScope = accountRules.PackScope;
