@@ -87,6 +87,8 @@ export const CORS_PARAMETERS: ReadonlyArray<{ name: string; role: 'steering' | '
 /** cors/info's maxAge.note, with a preflight. */
 export const PREFLIGHT_REUSE_NOTE = 'A kept preflight answer is reused for the same origin, URL (query included) and credentials mode; another query string is asked again.';
 
+/** The response headers every lab answer exposes to the page (Access-Control-Expose-Headers). */
+export const LAB_EXPOSED_HEADERS = ['X-Request-Id', 'Link'] as const;
+
 /** cors/info's note on what a page can read of an answer, for a simple or preflighted request. */
-export const EXPOSED_HEADERS_NOTE =
-  'Besides the safelisted response headers (Cache-Control, Content-Language, Content-Length, Content-Type, Expires, Last-Modified, Pragma), a page can read only what Access-Control-Expose-Headers names: the lab exposes X-Request-Id and Link.';
+export const EXPOSED_HEADERS_NOTE = `Besides the safelisted response headers (Cache-Control, Content-Language, Content-Length, Content-Type, Expires, Last-Modified, Pragma), a page can read only what Access-Control-Expose-Headers names: the lab exposes ${LAB_EXPOSED_HEADERS.join(' and ')}.`;

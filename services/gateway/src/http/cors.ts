@@ -82,7 +82,7 @@ export function corsHeaders(policy: CorsPolicy, ctx: RouteContext): Readonly<Rec
   if (policy === 'open') return OPEN_CORS_HEADERS;
   const allows = labAllows(ctx);
   // Always Vary: Origin, so a cache never serves one origin's answer to another.
-  const headers: Record<string, string> = { Vary: 'Origin', 'Access-Control-Expose-Headers': 'X-Request-Id, Link' };
+  const headers: Record<string, string> = { Vary: 'Origin', 'Access-Control-Expose-Headers': playgroundApi.LAB_EXPOSED_HEADERS.join(', ') };
   if (allows.origin) headers['Access-Control-Allow-Origin'] = allows.origin;
   if (allows.credentials) headers['Access-Control-Allow-Credentials'] = 'true';
   return headers;
