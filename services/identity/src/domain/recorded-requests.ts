@@ -9,8 +9,9 @@ import type { UsageInput, UsageService } from './usage';
  * One RecordRequests call, a gateway's flush: its log entries and usage
  * counts stored with the apps they name read once for both. What it costs the
  * store: the apps (one query, two when some are named by App ID), one insert
- * of the entries, the usage upserts (mongo-usage-store.ts), and now and then
- * an app's trim.
+ * of the entries, one query for whether the apps are still there (an app
+ * deleted meanwhile has its entries taken back, request-logs.ts), the usage
+ * upserts (mongo-usage-store.ts), and now and then an app's trim.
  */
 export class RecordedRequests {
   constructor(

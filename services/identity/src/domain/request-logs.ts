@@ -139,9 +139,22 @@ export class RequestLogService {
     await this.logs.append(records);
     const arrived = new Map<string, number>();
     for (const { app } of records) arrived.set(app, (arrived.get(app) ?? 0) + 1);
+    await this.takeBackFromDeletedApps([...arrived.keys()]);
     for (const app of this.trims.arrived(arrived, now.getTime())) this.startTrim(app);
     this.scheduleOwedTrims();
     return records.length;
+  }
+
+  /**
+   * A batch reads its apps before it inserts, so an app deleted in between
+   * (on any replica) had its log removed before these entries arrived:
+   * they are taken back at once, as the deletion's answer promised (one
+   * query per batch; the minutely orphan sweep would take a minute).
+   */
+  private async takeBackFromDeletedApps(apps: string[]): Promise<void> {
+    const existing = await this.apps.existingIds(apps);
+    const gone = apps.filter((app) => !existing.has(app));
+    if (gone.length) await this.logs.deleteForApps(gone);
   }
 
   /**

@@ -77,7 +77,8 @@ describe('a recorded batch of requests', () => {
     reads = {};
     const kept = await recorded.record([entry({ app: a.id }, 'r1'), entry({ app: b.id }, 'r2'), entry({ app: a.id }, 'r3')], [count({ app: a.id }, 2), count({ app: b.id }, 1)]);
     expect(kept).toEqual({ entries: 3, usage: 2 });
-    expect(reads).toEqual({ findByIds: 1 });
+    // Read once for entries and counts; once more after the insert, for an app deleted meanwhile (request-logs.ts).
+    expect(reads).toEqual({ findByIds: 1, existingIds: 1 });
     expect((await logStore.list(a.id, 10)).map((e) => e.requestId).sort()).toEqual(['r1', 'r3']);
     expect((await usageStore.rows()).map((row) => [row.appId, row.userId, row.requests]).sort()).toEqual([
       [a.appId, 'owner-a', 2],
@@ -90,7 +91,7 @@ describe('a recorded batch of requests', () => {
     reads = {};
     const kept = await recorded.record([entry({ appId: app.appId }, 'r1'), entry({ app: app.id }, 'r2')], [count({ appId: app.appId }, 4)]);
     expect(kept).toEqual({ entries: 2, usage: 1 });
-    expect(reads).toEqual({ idsByAppId: 1, findByIds: 1 });
+    expect(reads).toEqual({ idsByAppId: 1, findByIds: 1, existingIds: 1 });
     expect((await usageStore.rows())[0]).toMatchObject({ app: app.id, appId: app.appId, requests: 4 });
   });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { refusalOf } from '@sandbox/testing';
 import { AppService } from '../../src/domain/apps';
+import { BatchApps } from '../../src/domain/batch-apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { PageTokens } from '../../src/domain/page-tokens';
 import { newestPerApp, RequestLogService, sanitizeEntry, type RequestLogInput } from '../../src/domain/request-logs';
@@ -36,6 +37,16 @@ describe('request logs', () => {
     logStore = new MemoryRequestLogStore();
     service = new RequestLogService(logStore, appStore, 5, new PageTokens(randomBytes(32)), () => now);
     apps = new AppService({ apps: appStore, logs: logStore, usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+  });
+
+  it('when an app is deleted after a batch read it and before its entries went in, then they are taken back at once', async () => {
+    const { app } = await apps.create('owner-a', { name: 'A', description: '', redirectUris: [] });
+    const read = await BatchApps.resolve(appStore, [entry(app.id)]);
+    // The deletion, on any replica, between the batch's read and its insert: the app and its log go first.
+    await appStore.deleteAllOwned('owner-a');
+    await logStore.deleteForApps([app.id]);
+    expect(await service.record([entry(app.id)], read)).toBe(1);
+    expect(await logStore.count(app.id)).toBe(0);
   });
 
   describe('sanitizeEntry', () => {
