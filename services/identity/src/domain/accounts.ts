@@ -174,7 +174,7 @@ export class AccountService {
   }
 
   /** Drops this replica's remembered sessions and tells the others. */
-  async sessionsChanged(): Promise<void> {
+  private async sessionsChanged(): Promise<void> {
     this.forgetSessions();
     await this.deps.onSessionsChange?.();
   }
