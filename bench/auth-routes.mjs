@@ -32,7 +32,11 @@ const sandbox = await startSandbox();
 const call = async (method, path, { body, token, headers = {} } = {}) => {
   const res = await fetch(`${sandbox.baseUrl}${path}`, {
     method,
-    headers: { ...(body && typeof body === 'object' ? { 'Content-Type': 'application/json' } : {}), ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers },
+    headers: {
+      ...(body && typeof body === 'object' ? { 'Content-Type': 'application/json' } : {}),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
@@ -49,7 +53,10 @@ try {
   const [app] = apps;
   const basic = `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`;
   const tokenBody = 'grant_type=client_credentials&scope=hr%3Aread';
-  const { access_token: accessToken } = await call('POST', '/oauth/token', { body: tokenBody, headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' } });
+  const { access_token: accessToken } = await call('POST', '/oauth/token', {
+    body: tokenBody,
+    headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' },
+  });
 
   let signatures = 0;
   const started = Math.floor(Date.now() / 1000);
@@ -65,7 +72,12 @@ try {
   const bareBody = Buffer.from(JSON.stringify(await call('GET', '/playground/auth/api-key', { headers: { 'x-api-key': app.apiKey } })));
   const port = await freePort();
   const bareChild = fork(join(ROOT, 'bench/bare-server.mjs'), {
-    env: { PORT: String(port), FRAMEWORK: 'node', BODY_BASE64: bareBody.toString('base64'), HEADERS_JSON: JSON.stringify({ 'content-type': 'application/json; charset=utf-8' }) },
+    env: {
+      PORT: String(port),
+      FRAMEWORK: 'node',
+      BODY_BASE64: bareBody.toString('base64'),
+      HEADERS_JSON: JSON.stringify({ 'content-type': 'application/json; charset=utf-8' }),
+    },
     stdio: 'inherit',
   });
   await new Promise((resolve) => bareChild.once('message', resolve));
@@ -74,22 +86,46 @@ try {
     bare: () => measure(`http://127.0.0.1:${port}/`),
     apiKey: () => measure(`${sandbox.baseUrl}/playground/auth/api-key`, { headers: { 'x-api-key': app.apiKey } }),
     hmac: () => measure(`${sandbox.baseUrl}/playground/auth/hmac`, { next: hmacHeaders }),
-    token: () => measure(`${sandbox.baseUrl}/oauth/token`, { method: 'POST', headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' }, body: tokenBody }),
+    token: () =>
+      measure(`${sandbox.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: tokenBody,
+      }),
     dataWithOAuthToken: () => measure(`${sandbox.baseUrl}/playground/data/hr/employees?page_size=50`, { headers: { Authorization: `Bearer ${accessToken}` } }),
   };
   const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
   for (let round = 1; round <= rounds; round++) {
     for (const [name, run] of Object.entries(targets)) runs[name].push(await run());
-    console.error(`round ${round}/${rounds}: ${Object.entries(runs).map(([name, list]) => `${name} ${list.at(-1).rps.toFixed(0)}`).join(', ')} rps`);
+    console.error(
+      `round ${round}/${rounds}: ${Object.entries(runs)
+        .map(([name, list]) => `${name} ${list.at(-1).rps.toFixed(0)}`)
+        .join(', ')} rps`,
+    );
     if (signatures > apps.length * 580) throw new Error('more HMAC requests than fresh signatures: add apps');
   }
   bareChild.kill();
 
   const medians = Object.fromEntries(
-    Object.entries(runs).map(([name, list]) => [name, { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) }]),
+    Object.entries(runs).map(([name, list]) => [
+      name,
+      { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) },
+    ]),
   );
-  const ratios = Object.fromEntries(Object.keys(targets).filter((n) => n !== 'bare').map((name) => [`${name}VsBare`, medians[name].rps / medians.bare.rps]));
-  const report = { when: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length, node: process.version }, rounds, duration, connections, medians, ratios };
+  const ratios = Object.fromEntries(
+    Object.keys(targets)
+      .filter((n) => n !== 'bare')
+      .map((name) => [`${name}VsBare`, medians[name].rps / medians.bare.rps]),
+  );
+  const report = {
+    when: new Date().toISOString(),
+    machine: { cores: (await import('node:os')).cpus().length, node: process.version },
+    rounds,
+    duration,
+    connections,
+    medians,
+    ratios,
+  };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, `bench/results/auth-routes-${report.when.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2));
   console.log(JSON.stringify(report, null, 2));

@@ -32,7 +32,12 @@ for (const name of chosen) {
   console.error(`chaos: ${name}: ${scenario.title}`);
   try {
     const result = await scenario.run({ connections });
-    report.scenarios[name] = { title: scenario.title, seconds: Math.round((Date.now() - started) / 100) / 10, ...result, pass: result.checks.every((c) => c.ok) };
+    report.scenarios[name] = {
+      title: scenario.title,
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+      ...result,
+      pass: result.checks.every((c) => c.ok),
+    };
   } catch (error) {
     report.scenarios[name] = { title: scenario.title, error: error.stack, checks: [], pass: false };
   }

@@ -48,14 +48,34 @@ const browserHeaders = [
 const now = Math.floor(Date.now() / 1000);
 const accessToken = [
   json64({ alg: 'RS256', typ: 'at+jwt', kid: b64url(32) }),
-  json64({ iss: 'https://sandbox.example.org/api', sub: randomBytes(12).toString('hex'), aud: 'https://sandbox.example.org/api/playground', client_id: `app_${b64url(16)}`, scope: 'data:read', jti: b64url(16), iat: now, exp: now + 3600 }),
+  json64({
+    iss: 'https://sandbox.example.org/api',
+    sub: randomBytes(12).toString('hex'),
+    aud: 'https://sandbox.example.org/api/playground',
+    client_id: `app_${b64url(16)}`,
+    scope: 'data:read',
+    jti: b64url(16),
+    iat: now,
+    exp: now + 3600,
+  }),
   b64url(256),
 ].join('.');
-const bearerHeaders = [['host', 'sandbox.example.org'], ['authorization', `Bearer ${accessToken}`], ['accept', '*/*'], ['user-agent', 'python-requests/2.32.3']];
-const basicHeaders = [['host', '127.0.0.1:8080'], ['authorization', `Basic ${Buffer.from(`app_${b64url(16)}:as_${b64url(32)}`).toString('base64')}`], ['accept', '*/*'], ['user-agent', 'curl/8.5.0']];
+const bearerHeaders = [
+  ['host', 'sandbox.example.org'],
+  ['authorization', `Bearer ${accessToken}`],
+  ['accept', '*/*'],
+  ['user-agent', 'python-requests/2.32.3'],
+];
+const basicHeaders = [
+  ['host', '127.0.0.1:8080'],
+  ['authorization', `Basic ${Buffer.from(`app_${b64url(16)}:as_${b64url(32)}`).toString('base64')}`],
+  ['accept', '*/*'],
+  ['user-agent', 'curl/8.5.0'],
+];
 // A 1 KB JSON body of the kind the playground echoes and the portal receives.
 const rows = [];
-for (let i = 0; rows.length < 40; i++) rows.push({ id: i, name: `Customer ${i}`, email: `c${i}@example.org`, city: 'Springfield', balance: 123.45 + i, active: i % 2 === 0 });
+for (let i = 0; rows.length < 40; i++)
+  rows.push({ id: i, name: `Customer ${i}`, email: `c${i}@example.org`, city: 'Springfield', balance: 123.45 + i, active: i % 2 === 0 });
 let body = JSON.stringify({ items: rows });
 body = JSON.stringify({ items: rows.slice(0, Math.floor((rows.length * 1024) / body.length)) });
 const parsedBody = JSON.parse(body);

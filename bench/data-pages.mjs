@@ -18,9 +18,7 @@ const rounds = numberArg('rounds', 3);
 const duration = numberArg('duration', 8);
 const connections = numberArg('connections', 16);
 
-const extraEnv = Object.fromEntries(
-  process.argv.flatMap((a, i) => (process.argv[i - 1] === '--env' ? [a.split(/=(.*)/s).slice(0, 2)] : [])),
-);
+const extraEnv = Object.fromEntries(process.argv.flatMap((a, i) => (process.argv[i - 1] === '--env' ? [a.split(/=(.*)/s).slice(0, 2)] : [])));
 const sandbox = await startSandbox(extraEnv);
 // The same system with the gateway's page cache off: every request renders its
 // page in the data service, so page 1 against the deep page measures the
@@ -80,13 +78,18 @@ try {
     runs.uncachedPage1.push(await load(onUncached(page1), { headers: uncachedHeaders, duration, connections }));
     runs.uncachedDeep.push(await load(onUncached(deep), { headers: uncachedHeaders, duration, connections }));
     const last = (name) => runs[name].at(-1).rps.toFixed(0);
-    console.error(`round ${round}/${rounds}: bare ${last('bare')}, bare express ${last('bareExpress')}, gateway page 1 ${last('gatewayPage1')}, deep ${last('gatewayDeep')}; without page cache: page 1 ${last('uncachedPage1')}, deep ${last('uncachedDeep')} rps`);
+    console.error(
+      `round ${round}/${rounds}: bare ${last('bare')}, bare express ${last('bareExpress')}, gateway page 1 ${last('gatewayPage1')}, deep ${last('gatewayDeep')}; without page cache: page 1 ${last('uncachedPage1')}, deep ${last('uncachedDeep')} rps`,
+    );
   }
   bare.child.kill();
   bareExpress.child.kill();
 
   const summary = Object.fromEntries(
-    Object.entries(runs).map(([name, list]) => [name, { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) }]),
+    Object.entries(runs).map(([name, list]) => [
+      name,
+      { rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) },
+    ]),
   );
   const gatewayVsBare = summary.gatewayPage1.rps / summary.bare.rps;
   const bareExpressVsBare = summary.bareExpress.rps / summary.bare.rps;

@@ -42,7 +42,9 @@ try {
     rps: median(list.map((r) => r.rps)),
     p50: median(list.map((r) => r.p50)),
     p99: median(list.map((r) => r.p99)),
-    cpuMicrosPerRequest: Object.fromEntries(Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))])),
+    cpuMicrosPerRequest: Object.fromEntries(
+      Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))]),
+    ),
   });
   const medians = { bare: summarise(runs.bare), gateway: summarise(runs.gateway) };
   const report = {

@@ -12,10 +12,18 @@ import { fileURLToPath } from 'node:url';
 const root = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..');
 const { startSandbox } = await import(join(root, 'bench/lib.mjs'));
 const autocannon = (await import(join(root, 'node_modules/autocannon/autocannon.js'))).default;
-const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
+const cpu = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 const sandbox = await startSandbox();
 try {
-  const post = (path, body, token) => fetch(`${sandbox.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) }).then((r) => r.json());
+  const post = (path, body, token) =>
+    fetch(`${sandbox.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
   const { token } = await post('/api/auth/register', { email: `cpu-${Date.now()}@example.org`, password: 'bench-password-1' });
   const { apiKey } = await post('/api/apps', { name: 'cpu' }, token);
   const pid = Number(/gateway=(\d+)/.exec(readFileSync(sandbox.logFile, 'utf8'))[1]);
@@ -28,4 +36,6 @@ try {
     results.push(((cpu(pid) - before) * 1e6) / r.requests.total);
   }
   console.log(JSON.stringify({ root, cpuMicrosPerRequest: results.map((x) => +x.toFixed(1)) }));
-} finally { await sandbox.stop(); }
+} finally {
+  await sandbox.stop();
+}

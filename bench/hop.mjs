@@ -47,7 +47,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { APPS_PER_USER, HMAC_PATH, HMAC_SKEW_SECONDS, ROOT, cpuSeconds, createApps, exitWithHelpIfAsked, freePort, hmacSigner, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
+import {
+  APPS_PER_USER,
+  HMAC_PATH,
+  HMAC_SKEW_SECONDS,
+  ROOT,
+  cpuSeconds,
+  createApps,
+  exitWithHelpIfAsked,
+  freePort,
+  hmacSigner,
+  median,
+  numberArg,
+  rssMiB,
+  startSandbox,
+} from './lib.mjs';
 
 exitWithHelpIfAsked(import.meta.url);
 const rounds = numberArg('rounds', 3);
@@ -90,7 +104,10 @@ async function sandboxRoutes(sandbox, appCount) {
     token: {
       path: '/oauth/token',
       method: 'POST',
-      headers: { Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
       body: TOKEN_BODY,
     },
     hmac: { path: HMAC_PATH, setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...signer.sign() } }) },
@@ -122,11 +139,17 @@ async function measure(url, request, processes, seconds = duration) {
 /** One answer, exactly as autocannon receives it: status, body and (lower-cased) headers. */
 async function capture(url, request) {
   let answer;
-  await autocannon({ url, connections: 1, amount: 1, requests: [{ method: 'GET', ...request, onResponse: (status, body, _context, headers) => (answer ??= { status, body, headers }) }] });
+  await autocannon({
+    url,
+    connections: 1,
+    amount: 1,
+    requests: [{ method: 'GET', ...request, onResponse: (status, body, _context, headers) => (answer ??= { status, body, headers }) }],
+  });
   if (!answer || answer.status !== 200) throw new Error(`${request.method ?? 'GET'} ${request.path}: ${answer?.status} ${answer?.body}`);
   const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name.toLowerCase(), value]));
   const body = Buffer.from(answer.body);
-  if (Number(headers['content-length']) !== body.length) throw new Error(`${request.path}: captured ${body.length} bytes, content-length ${headers['content-length']}`);
+  if (Number(headers['content-length']) !== body.length)
+    throw new Error(`${request.path}: captured ${body.length} bytes, content-length ${headers['content-length']}`);
   return { headers, body };
 }
 
@@ -140,7 +163,9 @@ async function startBare(answers) {
   const port = await freePort();
   const child = fork(join(ROOT, 'bench/bare-routes.mjs'), { stdio: 'inherit' });
   const headersOf = (answer) => ({ 'content-type': answer.headers['content-type'] });
-  const routes = Object.fromEntries(Object.values(answers).map(({ path, answer }) => [path, { headers: headersOf(answer), bodyBase64: answer.body.toString('base64') }]));
+  const routes = Object.fromEntries(
+    Object.values(answers).map(({ path, answer }) => [path, { headers: headersOf(answer), bodyBase64: answer.body.toString('base64') }]),
+  );
   // The signing and rendering baselines exist only when their route is measured (--routes).
   let rendering;
   if (answers.data) {
@@ -167,7 +192,9 @@ const summarise = (list) => ({
   rps: median(list.map((r) => r.rps)),
   p50: median(list.map((r) => r.p50)),
   p99: median(list.map((r) => r.p99)),
-  cpuMicrosPerRequest: Object.fromEntries(Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))])),
+  cpuMicrosPerRequest: Object.fromEntries(
+    Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))]),
+  ),
 });
 const memoryMiB = (pids) => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(rssMiB(pid))]));
 
@@ -207,7 +234,8 @@ try {
   // Every sandbox process is reported for every route: which services a route calls is the code's business, not the benchmark's.
   const measureSandbox = async ({ sandbox, routes, signer }, name, seconds) => {
     const addApps = 'add apps (HMAC_MAX_RPS in bench/hop.mjs)';
-    if (name === 'hmac' && signer.capacity() < seconds * HMAC_MAX_RPS) throw new Error(`only ${signer.capacity()} HMAC signatures left for up to ${seconds * HMAC_MAX_RPS} requests: ${addApps}`);
+    if (name === 'hmac' && signer.capacity() < seconds * HMAC_MAX_RPS)
+      throw new Error(`only ${signer.capacity()} HMAC signatures left for up to ${seconds * HMAC_MAX_RPS} requests: ${addApps}`);
     try {
       return await measure(sandbox.baseUrl, routes[name], sandbox.processes(), seconds);
     } catch (error) {
@@ -262,11 +290,18 @@ try {
       pairedBefore[name].cpu.push(byTarget.plaintext.cpuMicrosPerRequest.total / byTarget.before.cpuMicrosPerRequest.total);
     }
     for (const [name, byTarget] of Object.entries(results)) for (const [target, result] of Object.entries(byTarget)) (runs[name][target] ??= []).push(result);
-    const line = Object.entries(results).map(([name, byTarget]) => `${name} ${Object.entries(byTarget).map(([t, r]) => `${t} ${r.rps.toFixed(0)}`).join(' ')}`);
+    const line = Object.entries(results).map(
+      ([name, byTarget]) =>
+        `${name} ${Object.entries(byTarget)
+          .map(([t, r]) => `${t} ${r.rps.toFixed(0)}`)
+          .join(' ')}`,
+    );
     console.error(`round ${round}/${rounds} (rps, load ${loads.at(-1).toFixed(2)}): ${line.join('; ')}`);
   }
 
-  const medians = Object.fromEntries(Object.entries(runs).map(([name, byTarget]) => [name, Object.fromEntries(Object.entries(byTarget).map(([t, list]) => [t, summarise(list)]))]));
+  const medians = Object.fromEntries(
+    Object.entries(runs).map(([name, byTarget]) => [name, Object.fromEntries(Object.entries(byTarget).map(([t, list]) => [t, summarise(list)]))]),
+  );
   const ratios = {};
   const targetsSet = {};
   const pass = {};

@@ -98,7 +98,9 @@ export const cpuSeconds = (pid) => {
 
 /** Resident memory of a process in MiB, from /proc. */
 export const rssMiB = (pid) => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line.split(/\s+/)[1]) / 1024;
 };
 
@@ -112,7 +114,9 @@ export const median = (values) => {
 /** `--help`: prints the script's own header comment (its `//` lines) and exits. */
 export function exitWithHelpIfAsked(moduleUrl) {
   if (!process.argv.includes('--help')) return;
-  const header = readFileSync(new URL(moduleUrl), 'utf8').split('\n').filter((line) => line.startsWith('//'));
+  const header = readFileSync(new URL(moduleUrl), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('//'));
   console.log(header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
   process.exit(0);
 }
@@ -178,8 +182,11 @@ export async function call(baseUrl, method, path, { body, token } = {}) {
 export async function createApps(baseUrl, count, label = 'bench') {
   const apps = [];
   for (let user = 0; apps.length < count; user++) {
-    const { token } = await call(baseUrl, 'POST', '/api/auth/register', { body: { email: `${label}-${user}-${Date.now()}@example.org`, password: 'bench-password-1' } });
-    while (apps.length < count && apps.length < (user + 1) * APPS_PER_USER) apps.push(await call(baseUrl, 'POST', '/api/apps', { token, body: { name: `${label} ${apps.length}` } }));
+    const { token } = await call(baseUrl, 'POST', '/api/auth/register', {
+      body: { email: `${label}-${user}-${Date.now()}@example.org`, password: 'bench-password-1' },
+    });
+    while (apps.length < count && apps.length < (user + 1) * APPS_PER_USER)
+      apps.push(await call(baseUrl, 'POST', '/api/apps', { token, body: { name: `${label} ${apps.length}` } }));
   }
   if (!apps[0].scopes.includes('hr:read')) throw new Error(`apps are created without hr:read (scopes ${apps[0].scopes}); the token request asks for it`);
   return apps;

@@ -131,8 +131,15 @@ try {
   const phase = async (name, test) => {
     const cpuBefore = cpuSeconds(gateway);
     const [classroomFigures, loadFigures] = await Promise.all([classFor(duration * 1000), test?.()]);
-    phases[name] = { class: classroomFigures, loadTest: loadFigures, gatewayCpuPercent: Math.round(((cpuSeconds(gateway) - cpuBefore) / duration) * 100), gatewayRssMiB: Math.round(rssMiB(gateway)) };
-    console.error(`${name}: class p50 ${classroomFigures.p50} ms p99 ${classroomFigures.p99} ms ${JSON.stringify(classroomFigures.statuses)}; load test ${loadFigures ? `${loadFigures.rps}/s ${JSON.stringify(loadFigures.statuses)}` : '-'}`);
+    phases[name] = {
+      class: classroomFigures,
+      loadTest: loadFigures,
+      gatewayCpuPercent: Math.round(((cpuSeconds(gateway) - cpuBefore) / duration) * 100),
+      gatewayRssMiB: Math.round(rssMiB(gateway)),
+    };
+    console.error(
+      `${name}: class p50 ${classroomFigures.p50} ms p99 ${classroomFigures.p99} ms ${JSON.stringify(classroomFigures.statuses)}; load test ${loadFigures ? `${loadFigures.rps}/s ${JSON.stringify(loadFigures.statuses)}` : '-'}`,
+    );
   };
   await phase('alone');
   await phase('limited', () => loadTest(tester.app.apiKey));

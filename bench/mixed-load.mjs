@@ -20,17 +20,20 @@ export async function startReplicatedSandbox(label, extraEnv = {}, stores = proc
     process.exit(2);
   }
   const key = () => randomBytes(32).toString('base64url');
-  const sandbox = await startSandbox({
-    REPLICAS: '2',
-    MONGO_URL: Object.assign(new URL(MONGO_URL), { pathname: `/${label}-${Date.now()}` }).href,
-    REDIS_URL,
-    CREDENTIAL_ENCRYPTION_KEY: key(),
-    SESSION_SIGNING_KEY: key(),
-    PAGE_TOKEN_KEY: key(),
-    JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    ...(process.env.GRPC_TRANSPORT ? { GRPC_TRANSPORT: process.env.GRPC_TRANSPORT } : {}),
-    ...extraEnv,
-  }, root);
+  const sandbox = await startSandbox(
+    {
+      REPLICAS: '2',
+      MONGO_URL: Object.assign(new URL(MONGO_URL), { pathname: `/${label}-${Date.now()}` }).href,
+      REDIS_URL,
+      CREDENTIAL_ENCRYPTION_KEY: key(),
+      SESSION_SIGNING_KEY: key(),
+      PAGE_TOKEN_KEY: key(),
+      JWT_SIGNING_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      ...(process.env.GRPC_TRANSPORT ? { GRPC_TRANSPORT: process.env.GRPC_TRANSPORT } : {}),
+      ...extraEnv,
+    },
+    root,
+  );
   const gateways = /Training Sandbox is ready at ([^(]+)\(/.exec(readFileSync(sandbox.logFile, 'utf8'))[1].trim().split(' ');
   return { ...sandbox, gateways };
 }
@@ -42,11 +45,17 @@ export async function startReplicatedSandbox(label, extraEnv = {}, stores = proc
  * apps are made that HMAC signatures last `seconds` at up to 10k requests/s.
  */
 export async function mixedRequests(baseUrl, seconds, label) {
-  const { token: session } = await call(baseUrl, 'POST', '/api/auth/register', { body: { email: `${label}-${randomBytes(4).toString('hex')}@example.org`, password: `${label}-password-1` } });
+  const { token: session } = await call(baseUrl, 'POST', '/api/auth/register', {
+    body: { email: `${label}-${randomBytes(4).toString('hex')}@example.org`, password: `${label}-password-1` },
+  });
   const apps = await createApps(baseUrl, Math.ceil(((10_000 / 9) * seconds) / 561) + 5, label);
   const [app] = apps;
   const basic = `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`;
-  const tokenRequest = { method: 'POST', headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&scope=hr%3Aread' };
+  const tokenRequest = {
+    method: 'POST',
+    headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials&scope=hr%3Aread',
+  };
   const { access_token: accessToken } = await (await fetch(`${baseUrl}/oauth/token`, tokenRequest)).json();
   const signer = hmacSigner(apps);
   const page = (n) => `/playground/data/hr/employees?page=${n}&page_size=20`;
@@ -89,7 +98,14 @@ export async function runMixedLoad(gateways, requests, { seconds, connections, d
     if ((samples[status] ??= []).length < 3) samples[status].push(body.slice(0, 300));
   };
   const runs = gateways.map((url) => {
-    const run = autocannon({ url, connections: Math.ceil(connections / gateways.length), duration: seconds, pipelining: 1, timeout: 30, requests: requests.map((r) => ({ method: 'GET', ...r, onResponse: (status, body) => onResponse(r.path, status, body) })) });
+    const run = autocannon({
+      url,
+      connections: Math.ceil(connections / gateways.length),
+      duration: seconds,
+      pipelining: 1,
+      timeout: 30,
+      requests: requests.map((r) => ({ method: 'GET', ...r, onResponse: (status, body) => onResponse(r.path, status, body) })),
+    });
     run.on('reqError', (error) => errors.length < 5 && errors.push(error.message));
     return run;
   });

@@ -62,7 +62,9 @@ try {
       run.cpuMicros = ((cpuSeconds(targets[name].gateway) - before) * 1e6) / (run.rps * duration);
       runs[name].push(run);
     }
-    console.error(`round ${round}/${rounds}: ${names.map((name) => `${name} ${runs[name].at(-1).rps.toFixed(0)}/s ${runs[name].at(-1).cpuMicros.toFixed(1)} µs`).join(', ')}`);
+    console.error(
+      `round ${round}/${rounds}: ${names.map((name) => `${name} ${runs[name].at(-1).rps.toFixed(0)}/s ${runs[name].at(-1).cpuMicros.toFixed(1)} µs`).join(', ')}`,
+    );
   }
 
   const medians = Object.fromEntries(
@@ -82,9 +84,13 @@ try {
   const cost = Object.fromEntries(names.filter((n) => n !== 'off').map((name) => [name, medians.off.rps / medians[name].rps - 1]));
   // Rounds run one after another while the machine's speed drifts (a shared 2-core VM: ±20% between rounds of
   // one variant), so each round's variants are also compared with each other: the median of those ratios.
-  const pairedCost = Object.fromEntries(names.filter((n) => n !== 'off').map((name) => [name, median(runs.off.map((off, i) => off.rps / runs[name][i].rps)) - 1]));
+  const pairedCost = Object.fromEntries(
+    names.filter((n) => n !== 'off').map((name) => [name, median(runs.off.map((off, i) => off.rps / runs[name][i].rps)) - 1]),
+  );
   // The same, by the gateway's CPU per request.
-  const cpuCost = Object.fromEntries(names.filter((n) => n !== 'off').map((name) => [name, medians[name].gatewayCpuMicrosPerRequest / medians.off.gatewayCpuMicrosPerRequest - 1]));
+  const cpuCost = Object.fromEntries(
+    names.filter((n) => n !== 'off').map((name) => [name, medians[name].gatewayCpuMicrosPerRequest / medians.off.gatewayCpuMicrosPerRequest - 1]),
+  );
   const report = {
     when: new Date().toISOString(),
     machine: { cores: cpus().length, node: process.version },

@@ -35,7 +35,8 @@ const cacheMiB = (name) => (name.startsWith('gateway') ? Number(process.env.DATA
 const connections = numberArg('connections', 100);
 
 const metricsPorts = {};
-for (const variable of ['METRICS_PORT', 'IDENTITY_METRICS_PORT', 'OAUTH_METRICS_PORT', 'DATA_METRICS_PORT', 'PLAYGROUND_METRICS_PORT']) metricsPorts[variable] = String(await freePort());
+for (const variable of ['METRICS_PORT', 'IDENTITY_METRICS_PORT', 'OAUTH_METRICS_PORT', 'DATA_METRICS_PORT', 'PLAYGROUND_METRICS_PORT'])
+  metricsPorts[variable] = String(await freePort());
 const heap = liveHeapProbe();
 const sandbox = await startReplicatedSandbox('soak', { ...metricsPorts, NODE_OPTIONS: heap.nodeOptions });
 
@@ -70,7 +71,8 @@ try {
   const rssAfter = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMiB(pid)]));
   const heapAfter = await heap.measure(processes);
   const eventLoop = {};
-  for (const [variable, port] of Object.entries(metricsPorts)) eventLoop[variable.replace(/_?METRICS_PORT$/, '').toLowerCase() || 'gateway'] = await eventLoopP99Ms(port);
+  for (const [variable, port] of Object.entries(metricsPorts))
+    eventLoop[variable.replace(/_?METRICS_PORT$/, '').toLowerCase() || 'gateway'] = await eventLoopP99Ms(port);
   const unexpected = Object.entries(load.statuses).reduce((n, [status, count]) => n + (Number(status) >= 300 ? count : 0), 0) + load.errors + load.timeouts;
   const { check, checks } = checklist();
   check('zero unexpected statuses, errors or timeouts', unexpected === 0, { samples: load.samples, firstErrors: load.firstErrors });

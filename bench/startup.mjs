@@ -15,7 +15,11 @@ for (let run = 0; run < runs; run++) {
   times.push(sandbox.readyMs);
   if (run === runs - 1) {
     const pids = sandbox.pids();
-    memory = { processes: pids.length, totalMiB: Math.round(pids.reduce((sum, pid) => sum + rssMiB(pid), 0)), perProcessMiB: pids.map((p) => Math.round(rssMiB(p))) };
+    memory = {
+      processes: pids.length,
+      totalMiB: Math.round(pids.reduce((sum, pid) => sum + rssMiB(pid), 0)),
+      perProcessMiB: pids.map((p) => Math.round(rssMiB(p))),
+    };
   }
   await sandbox.stop();
 }

@@ -46,7 +46,18 @@ export async function countedOperations(urls) {
  * housekeeping (handshakes, monitoring, the serverStatus asked here):
  * FerretDB counts every command it handled in serverStatus.metrics.commands.
  */
-const MONGO_HOUSEKEEPING = new Set(['unknown', 'hello', 'isMaster', 'ismaster', 'serverStatus', 'endSessions', 'buildInfo', 'getParameter', 'saslStart', 'saslContinue']);
+const MONGO_HOUSEKEEPING = new Set([
+  'unknown',
+  'hello',
+  'isMaster',
+  'ismaster',
+  'serverStatus',
+  'endSessions',
+  'buildInfo',
+  'getParameter',
+  'saslStart',
+  'saslContinue',
+]);
 
 export async function storeClients(mongoUrl, redisUrl) {
   const mongo = mongoUrl ? await MongoClient.connect(mongoUrl, { maxPoolSize: 1 }) : undefined;
@@ -56,7 +67,11 @@ export async function storeClients(mongoUrl, redisUrl) {
       if (!mongo) return {};
       const status = await mongo.db('admin').command({ serverStatus: 1 });
       const commands = status.metrics?.commands ?? {};
-      return Object.fromEntries(Object.entries(commands).filter(([name]) => !MONGO_HOUSEKEEPING.has(name)).map(([name, c]) => [name, c.total]));
+      return Object.fromEntries(
+        Object.entries(commands)
+          .filter(([name]) => !MONGO_HOUSEKEEPING.has(name))
+          .map(([name, c]) => [name, c.total]),
+      );
     },
     /** Redis commands by name (INFO commandstats), without the INFO asked here. */
     async redisCommands() {

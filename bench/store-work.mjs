@@ -89,10 +89,16 @@ const GOALS = {
  * portal's app list; echo; a client-credentials token; /health/ready.
  */
 async function families(baseUrl, label) {
-  const { token: session } = await call(baseUrl, 'POST', '/api/auth/register', { body: { email: `${label}-${Date.now()}@example.org`, password: 'bench-password-1' } });
+  const { token: session } = await call(baseUrl, 'POST', '/api/auth/register', {
+    body: { email: `${label}-${Date.now()}@example.org`, password: 'bench-password-1' },
+  });
   const app = await call(baseUrl, 'POST', '/api/apps', { token: session, body: { name: `${label} app` } });
   const basic = `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`;
-  const tokenRequest = { method: 'POST', headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&scope=hr%3Aread' };
+  const tokenRequest = {
+    method: 'POST',
+    headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials&scope=hr%3Aread',
+  };
   const tokenAnswer = await fetch(`${baseUrl}/oauth/token`, tokenRequest);
   if (tokenAnswer.status !== 200) throw new Error(`/oauth/token: ${tokenAnswer.status} ${await tokenAnswer.text()}`);
   const { access_token: accessToken } = await tokenAnswer.json();
@@ -139,7 +145,10 @@ async function loadOver(gateways, requests, seconds) {
   );
   const results = await Promise.all(runs);
   const total = (field) => results.reduce((n, r) => n + field(r), 0);
-  const unexpected = Object.entries(statuses).reduce((n, [key, count]) => n + (Number(key.split(' ')[1]) >= 300 ? count : 0), 0) + total((r) => r.errors) + total((r) => r.timeouts);
+  const unexpected =
+    Object.entries(statuses).reduce((n, [key, count]) => n + (Number(key.split(' ')[1]) >= 300 ? count : 0), 0) +
+    total((r) => r.errors) +
+    total((r) => r.timeouts);
   return {
     requests: total((r) => r.requests.total),
     rps: total((r) => r.requests.average),
@@ -195,7 +204,12 @@ function perRequest(work, idle, requests) {
   };
   const counted = net(work.counted, idle?.counted);
   const kind = (store) => Object.fromEntries(Object.entries(counted).filter(([key]) => key.split(' ')[1] === store));
-  const each = (counts) => Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, round2(v / requests)]));
+  const each = (counts) =>
+    Object.fromEntries(
+      Object.entries(counts)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => [k, round2(v / requests)]),
+    );
   const mongoWire = net(work.mongo, idle?.mongo);
   const redisWire = net(work.redis, idle?.redis);
   const storeCpu = net(work.storeCpu, idle?.storeCpu, 0);
@@ -208,7 +222,10 @@ function perRequest(work, idle, requests) {
     storeCpuMsPerRequest: Object.keys(work.storeCpu).length ? round2((sum(storeCpu) * 1000) / requests) : undefined,
     storeCpuMsByProcess: Object.fromEntries(Object.entries(storeCpu).map(([k, v]) => [k, round2((v * 1000) / requests)])),
     // What one MongoDB operation costs the MongoDB-wire server here (FerretDB and its PostgreSQL): the ceiling's own figure.
-    mongoCpuMsPerOperation: sum(mongoWire) >= 1 && storeCpu.ferretdb !== undefined ? round2((((storeCpu.ferretdb ?? 0) + (storeCpu.postgres ?? 0)) * 1000) / sum(mongoWire)) : undefined,
+    mongoCpuMsPerOperation:
+      sum(mongoWire) >= 1 && storeCpu.ferretdb !== undefined
+        ? round2((((storeCpu.ferretdb ?? 0) + (storeCpu.postgres ?? 0)) * 1000) / sum(mongoWire))
+        : undefined,
     sandboxCpuMsPerRequest: round2((work.sandboxCpu * 1000) / requests),
     sandboxCpuMsByProcess: Object.fromEntries(Object.entries(work.sandboxCpuByProcess).map(([k, v]) => [k, round2((v * 1000) / requests)])),
     countedByOperation: each(counted),
@@ -219,7 +236,8 @@ function perRequest(work, idle, requests) {
 
 async function start(name) {
   const ports = {};
-  for (const variable of ['METRICS_PORT', 'IDENTITY_METRICS_PORT', 'OAUTH_METRICS_PORT', 'DATA_METRICS_PORT', 'PLAYGROUND_METRICS_PORT']) ports[variable] = String(await freePort());
+  for (const variable of ['METRICS_PORT', 'IDENTITY_METRICS_PORT', 'OAUTH_METRICS_PORT', 'DATA_METRICS_PORT', 'PLAYGROUND_METRICS_PORT'])
+    ports[variable] = String(await freePort());
   const sandbox = name === 'embedded' ? await startSandbox(ports) : await startReplicatedSandbox(`store-work-${name}`, ports, process.env, builds[name]);
   const gateways = sandbox.gateways ?? [sandbox.baseUrl];
   const expected = name === 'embedded' ? 5 : 10;
@@ -273,10 +291,21 @@ try {
         const load = await loadOver(target.gateways, [{ family, ...target.requests[family] }], duration);
         await sleep(settleMs);
         const work = between(before, await snapshot(target));
-        const figures = { rps: load.rps, p50: load.p50, p99: load.p99, requests: load.requests, answered: work.answered, unexpected: load.unexpected, statuses: load.statuses, ...perRequest(work, idle[target.name], work.answered) };
+        const figures = {
+          rps: load.rps,
+          p50: load.p50,
+          p99: load.p99,
+          requests: load.requests,
+          answered: work.answered,
+          unexpected: load.unexpected,
+          statuses: load.statuses,
+          ...perRequest(work, idle[target.name], work.answered),
+        };
         if (load.unexpected) figures.firstUnexpected = load.firstUnexpected;
         (runs[target.name][family] ??= []).push(figures);
-        console.error(`round ${round + 1} ${target.name} ${family}: ${load.rps.toFixed(0)}/s p99 ${load.p99} ms, mongo ${figures.mongoWire} (counted ${figures.mongoCounted}), redis ${figures.redisWire} (counted ${figures.redisCounted}), store CPU ${figures.storeCpuMsPerRequest ?? '-'} ms/req, unexpected ${load.unexpected}`);
+        console.error(
+          `round ${round + 1} ${target.name} ${family}: ${load.rps.toFixed(0)}/s p99 ${load.p99} ms, mongo ${figures.mongoWire} (counted ${figures.mongoCounted}), redis ${figures.redisWire} (counted ${figures.redisCounted}), store CPU ${figures.storeCpuMsPerRequest ?? '-'} ms/req, unexpected ${load.unexpected}`,
+        );
       }
     }
     // The mixes of every sandbox back to back, so each round's ratio compares figures taken within a minute or two.
@@ -287,16 +316,39 @@ try {
         const load = await loadOver(target.gateways, mix, mixDuration);
         await sleep(settleMs);
         const work = between(before, await snapshot(target));
-        const figures = { rps: load.rps, p50: load.p50, p99: load.p99, requests: load.requests, answered: work.answered, unexpected: load.unexpected, statuses: load.statuses, ...perRequest(work, idle[target.name], work.answered) };
+        const figures = {
+          rps: load.rps,
+          p50: load.p50,
+          p99: load.p99,
+          requests: load.requests,
+          answered: work.answered,
+          unexpected: load.unexpected,
+          statuses: load.statuses,
+          ...perRequest(work, idle[target.name], work.answered),
+        };
         if (load.unexpected) figures.firstUnexpected = load.firstUnexpected;
         mixRuns[target.name].push(figures);
-        console.error(`round ${round + 1} ${target.name} mix: ${load.rps.toFixed(0)}/s p50 ${load.p50} ms p99 ${load.p99} ms, mongo ${figures.mongoWire}/req, redis ${figures.redisWire}/req, store CPU ${figures.storeCpuMsPerRequest ?? '-'} ms/req, unexpected ${load.unexpected}`);
+        console.error(
+          `round ${round + 1} ${target.name} mix: ${load.rps.toFixed(0)}/s p50 ${load.p50} ms p99 ${load.p99} ms, mongo ${figures.mongoWire}/req, redis ${figures.redisWire}/req, store CPU ${figures.storeCpuMsPerRequest ?? '-'} ms/req, unexpected ${load.unexpected}`,
+        );
       }
     }
   }
 
   const medianOf = (list, field) => round2(median(list.map((f) => f[field]).filter((v) => v !== undefined)));
-  const MEDIAN_FIELDS = ['rps', 'p50', 'p99', 'mongoCounted', 'redisCounted', 'memoryCounted', 'mongoWire', 'redisWire', 'storeCpuMsPerRequest', 'mongoCpuMsPerOperation', 'sandboxCpuMsPerRequest'];
+  const MEDIAN_FIELDS = [
+    'rps',
+    'p50',
+    'p99',
+    'mongoCounted',
+    'redisCounted',
+    'memoryCounted',
+    'mongoWire',
+    'redisWire',
+    'storeCpuMsPerRequest',
+    'mongoCpuMsPerOperation',
+    'sandboxCpuMsPerRequest',
+  ];
   const summarise = (list) => ({
     ...Object.fromEntries(MEDIAN_FIELDS.map((field) => [field, medianOf(list, field)])),
     unexpected: list.reduce((n, f) => n + f.unexpected, 0),
@@ -312,8 +364,14 @@ try {
       return { countedByOperation, mongoByCommand, redisByCommand, storeCpuMsByProcess, sandboxCpuMsByProcess };
     })(),
   });
-  const byFamily = Object.fromEntries(Object.entries(runs).map(([name, fams]) => [name, Object.fromEntries(Object.entries(fams).map(([family, list]) => [family, summarise(list)]))]));
-  const mix = Object.fromEntries(Object.entries(mixRuns).filter(([, list]) => list.length).map(([name, list]) => [name, summarise(list)]));
+  const byFamily = Object.fromEntries(
+    Object.entries(runs).map(([name, fams]) => [name, Object.fromEntries(Object.entries(fams).map(([family, list]) => [family, summarise(list)]))]),
+  );
+  const mix = Object.fromEntries(
+    Object.entries(mixRuns)
+      .filter(([, list]) => list.length)
+      .map(([name, list]) => [name, summarise(list)]),
+  );
   /** The median over rounds of one sandbox's mix requests/s over another's (each round's pair measured within a minute). */
   const rpsRatio = (a, b) => (mixRuns[a]?.length && mixRuns[b]?.length ? round2(median(mixRuns[a].map((r, i) => r.rps / mixRuns[b][i].rps))) : undefined);
   const ratio = rpsRatio('replicated', 'embedded');
@@ -348,10 +406,22 @@ try {
     background: Object.fromEntries(
       Object.entries(idle).map(([name, work]) => {
         const rate = (counts) => round2(sum(counts) / work.seconds);
-        return [name, { seconds: work.seconds, countedPerSecond: rate(work.counted), mongoPerSecond: rate(work.mongo), redisPerSecond: rate(work.redis), storeCpuPerSecond: rate(work.storeCpu), mongoByCommand: work.mongo }];
+        return [
+          name,
+          {
+            seconds: work.seconds,
+            countedPerSecond: rate(work.counted),
+            mongoPerSecond: rate(work.mongo),
+            redisPerSecond: rate(work.redis),
+            storeCpuPerSecond: rate(work.storeCpu),
+            mongoByCommand: work.mongo,
+          },
+        ];
       }),
     ),
-    families: Object.fromEntries(familyNames.map((f) => [f, `${started[0].requests[f].method ?? 'GET'} ${started[0].requests[f].path.replace(/cursor=[^&]+/, 'cursor=…')}`])),
+    families: Object.fromEntries(
+      familyNames.map((f) => [f, `${started[0].requests[f].method ?? 'GET'} ${started[0].requests[f].path.replace(/cursor=[^&]+/, 'cursor=…')}`]),
+    ),
     byFamily,
     mix,
     mixReplicatedVsEmbedded: ratio,

@@ -37,7 +37,11 @@ export async function run({ connections }) {
     const nearDeath = (f) => deaths.some((at) => f.ms >= at && f.ms <= at + FAILING_WINDOW_MS);
     check('every replica was killed under load', Object.keys(killedAt).length === victims.length, killedAt);
     check('no error, reset or timeout', load.errors === 0 && load.timeouts === 0, { errors: load.errors, timeouts: load.timeouts, first: load.firstErrors });
-    check('every failure is a 503', failures.every((f) => f.status === 503), load.samples);
+    check(
+      'every failure is a 503',
+      failures.every((f) => f.status === 503),
+      load.samples,
+    );
     check(`every failure came within ${FAILING_WINDOW_MS} ms of a death`, failures.every(nearDeath), failures.filter((f) => !nearDeath(f)).slice(0, 10));
     return {
       killedAtMs: killedAt,

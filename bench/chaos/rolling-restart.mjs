@@ -51,13 +51,25 @@ export async function run({ connections }) {
     }
     slices.push(await runMixedLoad([frontDoor.url], requests, { seconds: sliceSeconds, connections }));
     const output = restarted();
-    const steps = [...output.matchAll(/rolling restart: ([\w#]+)=(\d+) serves again \((\d+) ms\)/g)].map((m) => ({ process: m[1], pid: Number(m[2]), ms: Number(m[3]) }));
+    const steps = [...output.matchAll(/rolling restart: ([\w#]+)=(\d+) serves again \((\d+) ms\)/g)].map((m) => ({
+      process: m[1],
+      pid: Number(m[2]),
+      ms: Number(m[3]),
+    }));
     const statuses = {};
     for (const slice of slices) for (const [status, count] of Object.entries(slice.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
     const failed = Object.entries(statuses).reduce((n, [status, count]) => n + (Number(status) >= 300 ? count : 0), 0);
     const errors = slices.reduce((n, s) => n + s.errors + s.timeouts, 0);
-    check('the restart finished under load', doneAt !== undefined, { signalledAtMs: signalledAt, doneAtMs: doneAt, tail: doneAt === undefined ? output.slice(-1500) : undefined });
-    check('every process was replaced by a new one', steps.length === Object.keys(pidsBefore).length && steps.every((s) => pidsBefore[s.process] !== s.pid), steps);
+    check('the restart finished under load', doneAt !== undefined, {
+      signalledAtMs: signalledAt,
+      doneAtMs: doneAt,
+      tail: doneAt === undefined ? output.slice(-1500) : undefined,
+    });
+    check(
+      'every process was replaced by a new one',
+      steps.length === Object.keys(pidsBefore).length && steps.every((s) => pidsBefore[s.process] !== s.pid),
+      steps,
+    );
     check('zero failed requests', failed === 0, slices.flatMap((s) => Object.entries(s.samples)).slice(0, 6));
     check('no error, reset or timeout', errors === 0, slices.flatMap((s) => s.firstErrors).slice(0, 5));
     return {

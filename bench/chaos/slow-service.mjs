@@ -83,7 +83,13 @@ export async function run({ connections }) {
   const { check, checks } = checklist();
   let sandbox;
   try {
-    const [replicaOnePort, listenOne, listenTwo, metricsPort, playgroundMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+    const [replicaOnePort, listenOne, listenTwo, metricsPort, playgroundMetricsPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     await toxiproxy.createProxy(PROXIES[0], listenOne, replicaOnePort);
     sandbox = await startReplicatedSandbox('chaos-slow', {
       GRPC_DEADLINE_MS: String(DEADLINE_MS),
@@ -93,8 +99,17 @@ export async function run({ connections }) {
       PLAYGROUND_METRICS_PORT: String(playgroundMetricsPort),
     });
     const servingPorts = await untilLogged(sandbox.logFile, (r) => r.service === 'playground' && r.msg === 'serving', 2);
-    await toxiproxy.createProxy(PROXIES[1], listenTwo, otherReplicaPort(servingPorts.map((r) => r.port), replicaOnePort));
-    const metricsUrls = (await untilLogged(sandbox.logFile, (r) => r.service === 'gateway' && r.msg === 'metrics listening', sandbox.gateways.length)).map((r) => r.url);
+    await toxiproxy.createProxy(
+      PROXIES[1],
+      listenTwo,
+      otherReplicaPort(
+        servingPorts.map((r) => r.port),
+        replicaOnePort,
+      ),
+    );
+    const metricsUrls = (await untilLogged(sandbox.logFile, (r) => r.service === 'gateway' && r.msg === 'metrics listening', sandbox.gateways.length)).map(
+      (r) => r.url,
+    );
     const replicaMetricsUrls = (await untilLogged(sandbox.logFile, (r) => r.service === 'playground' && r.msg === 'metrics listening', 2)).map((r) => r.url);
     await untilEveryGatewayReachesEveryReplica(sandbox.gateways, replicaMetricsUrls);
 
@@ -160,7 +175,11 @@ function isUpstreamTimeout(status, body, requestId) {
   if (status !== 504) return false;
   try {
     const { error } = JSON.parse(body);
-    return error?.code === 'upstream_timeout' && /playground/.test(error.message) && (requestId ? error.requestId === requestId : typeof error.requestId === 'string' && error.requestId !== '');
+    return (
+      error?.code === 'upstream_timeout' &&
+      /playground/.test(error.message) &&
+      (requestId ? error.requestId === requestId : typeof error.requestId === 'string' && error.requestId !== '')
+    );
   } catch {
     return false;
   }
@@ -209,40 +228,76 @@ function judge(check, { slow, probes, answers, load, samples, drain, deadlineExc
     const heldPastDeadline = a.at >= slow.onAt + playgroundDeadline(a.path) + ON_TIME_MARGIN_MS && a.at <= slow.offAskedAt;
     return a.status >= 300 ? !isUpstreamTimeout(a.status, a.body) : heldPastDeadline;
   });
-  check('the mixed load’s playground requests failed only with 504 upstream_timeout, and none answered 2xx while the toxic held', mixedTimeouts.length > 0 && mixedWrong.length === 0, {
-    timeouts: mixedTimeouts.length,
-    wrong: mixedWrong.slice(0, 5).map(({ status, path, at, body }) => ({ status, path, msAfterToxic: at - slow.onAt, body: body.slice(0, 200) })),
-  });
+  check(
+    'the mixed load’s playground requests failed only with 504 upstream_timeout, and none answered 2xx while the toxic held',
+    mixedTimeouts.length > 0 && mixedWrong.length === 0,
+    {
+      timeouts: mixedTimeouts.length,
+      wrong: mixedWrong.slice(0, 5).map(({ status, path, at, body }) => ({ status, path, msAfterToxic: at - slow.onAt, body: body.slice(0, 200) })),
+    },
+  );
   const before = probes.filter((p) => p.endedAt < slow.onAskedAt);
-  check('before the toxic, the probes answered 2xx', before.length > 0 && before.every(ok), before.filter((p) => !ok(p)).slice(0, 5).map(brief));
+  check(
+    'before the toxic, the probes answered 2xx',
+    before.length > 0 && before.every(ok),
+    before
+      .filter((p) => !ok(p))
+      .slice(0, 5)
+      .map(brief),
+  );
 
   // (b) Routes that do not touch the playground keep answering.
   const others = answers.filter((a) => playgroundDeadline(a.path) === undefined);
   const othersFailed = others.filter((a) => a.status >= 300);
-  const duringSlow = countBy(others.filter((a) => a.at >= slow.onAt && a.at <= slow.offAskedAt && a.status < 300), (a) => routeOf(a.path));
+  const duringSlow = countBy(
+    others.filter((a) => a.at >= slow.onAt && a.at <= slow.offAskedAt && a.status < 300),
+    (a) => routeOf(a.path),
+  );
   const otherRoutes = [...new Set(others.map((a) => routeOf(a.path)))];
-  check('routes that do not call the playground answered 2xx throughout, each of them while the toxic held', othersFailed.length === 0 && otherRoutes.every((r) => duringSlow[r] > 0), {
-    failed: othersFailed.slice(0, 5).map(({ status, path, at, body }) => ({ status, path, msAfterToxic: at - slow.onAt, body: body.slice(0, 200) })),
-    answeredWhileSlow: duringSlow,
-  });
+  check(
+    'routes that do not call the playground answered 2xx throughout, each of them while the toxic held',
+    othersFailed.length === 0 && otherRoutes.every((r) => duringSlow[r] > 0),
+    {
+      failed: othersFailed.slice(0, 5).map(({ status, path, at, body }) => ({ status, path, msAfterToxic: at - slow.onAt, body: body.slice(0, 200) })),
+      answeredWhileSlow: duringSlow,
+    },
+  );
 
   // (c) Calls in flight stay bounded, and nothing is left behind.
   const inFlight = inFlightByGateway(samples, slow, drain.length);
-  check(`each gateway's playground calls in flight rose while the toxic held and stayed at most ${bound.calls} (${bound.connectionsPerGateway} connections + ${bound.probes} probes)`, inFlight.every((g) => g.unreadable === 0 && g.maxWhileSlow > 0 && g.max <= bound.calls), inFlight);
-  check(`after the load, each gateway's playground calls in flight back at 0 within ${DEADLINE_MS + ON_TIME_MARGIN_MS} ms`, drain.every((d) => d.ms !== undefined && d.ms <= DEADLINE_MS + ON_TIME_MARGIN_MS), drain);
+  check(
+    `each gateway's playground calls in flight rose while the toxic held and stayed at most ${bound.calls} (${bound.connectionsPerGateway} connections + ${bound.probes} probes)`,
+    inFlight.every((g) => g.unreadable === 0 && g.maxWhileSlow > 0 && g.max <= bound.calls),
+    inFlight,
+  );
+  check(
+    `after the load, each gateway's playground calls in flight back at 0 within ${DEADLINE_MS + ON_TIME_MARGIN_MS} ms`,
+    drain.every((d) => d.ms !== undefined && d.ms <= DEADLINE_MS + ON_TIME_MARGIN_MS),
+    drain,
+  );
   const seen504 = probes.filter((p) => p.status === 504).length + answers.filter((a) => a.status === 504 && playgroundDeadline(a.path) !== undefined).length;
   const exceeded = deadlineExceeded.reduce((a, b) => a + b, 0);
-  check('the 504s the clients saw were as many as the gateways’ playground calls that ended DEADLINE_EXCEEDED', seen504 > 0 && seen504 === exceeded, { seen504, deadlineExceeded });
+  check('the 504s the clients saw were as many as the gateways’ playground calls that ended DEADLINE_EXCEEDED', seen504 > 0 && seen504 === exceeded, {
+    seen504,
+    deadlineExceeded,
+  });
 
   // (d) Recovery.
   const recoveredBy = slow.offAt + RECOVERED_WITHIN_MS;
   const afterProbes = probes.filter((p) => p.endedAt > recoveredBy || p.startedAt > slow.offAt);
   const afterAnswers = answers.filter((a) => a.at > recoveredBy);
-  check(`every probe sent after the toxic's removal, and every answer from ${RECOVERED_WITHIN_MS} ms after it, was 2xx`, afterProbes.length > 0 && afterProbes.every(ok) && afterAnswers.length > 0 && afterAnswers.every((a) => a.status < 300), {
-    probes: afterProbes.length,
-    answers: afterAnswers.length,
-    failed: [...afterProbes.filter((p) => !ok(p)).map(brief), ...afterAnswers.filter((a) => a.status >= 300).map(({ status, path }) => ({ status, path }))].slice(0, 5),
-  });
+  check(
+    `every probe sent after the toxic's removal, and every answer from ${RECOVERED_WITHIN_MS} ms after it, was 2xx`,
+    afterProbes.length > 0 && afterProbes.every(ok) && afterAnswers.length > 0 && afterAnswers.every((a) => a.status < 300),
+    {
+      probes: afterProbes.length,
+      answers: afterAnswers.length,
+      failed: [
+        ...afterProbes.filter((p) => !ok(p)).map(brief),
+        ...afterAnswers.filter((a) => a.status >= 300).map(({ status, path }) => ({ status, path })),
+      ].slice(0, 5),
+    },
+  );
 
   // (e) Nothing failed at a client.
   const probeErrors = probes.filter((p) => p.status === 0);
@@ -255,7 +310,14 @@ function judge(check, { slow, probes, answers, load, samples, drain, deadlineExc
 }
 
 const ok = (probe) => probe.status >= 200 && probe.status < 300;
-const brief = ({ path, status, ms, deadlineMs, error, body }) => ({ path, status, ms: Math.round(ms), deadlineMs, ...(error ? { error } : {}), ...(status >= 300 ? { body: body?.slice(0, 200) } : {}) });
+const brief = ({ path, status, ms, deadlineMs, error, body }) => ({
+  path,
+  status,
+  ms: Math.round(ms),
+  deadlineMs,
+  ...(error ? { error } : {}),
+  ...(status >= 300 ? { body: body?.slice(0, 200) } : {}),
+});
 
 function countBy(items, keyOf) {
   const counts = {};
@@ -289,7 +351,10 @@ function figures({ t0, slow, probes, answers, load, samples, drain, deadlineExce
       sent: probes.length,
       statuses: countBy(probes, (p) => `${routeOf(p.path)} ${p.status}`),
       timeoutMs: Object.fromEntries(Object.entries(byDeadline).map(([k, ms]) => [k, { n: ms.length, ...percentiles(ms) }])),
-      firstOkAfterRemovalMs: firstOkAfter(probes.map((p) => ({ ok: ok(p), at: p.endedAt, path: p.path })), slow.offAt),
+      firstOkAfterRemovalMs: firstOkAfter(
+        probes.map((p) => ({ ok: ok(p), at: p.endedAt, path: p.path })),
+        slow.offAt,
+      ),
     },
     mixed: {
       requests: load.requests,
@@ -297,7 +362,10 @@ function figures({ t0, slow, probes, answers, load, samples, drain, deadlineExce
       latencyMs: load.latencyMs,
       statuses: load.statuses,
       playgroundStatuses: countBy(playgroundAnswers, (a) => `${routeOf(a.path)} ${a.status}`),
-      firstOkAfterRemovalMs: firstOkAfter(playgroundAnswers.map((a) => ({ ok: a.status < 300, at: a.at, path: a.path })), slow.offAt),
+      firstOkAfterRemovalMs: firstOkAfter(
+        playgroundAnswers.map((a) => ({ ok: a.status < 300, at: a.at, path: a.path })),
+        slow.offAt,
+      ),
     },
     gateways: {
       playgroundCallsInFlightBound: bound,
@@ -347,7 +415,8 @@ function probe(baseUrl, path, agent) {
   const startedAt = Date.now();
   const t = performance.now();
   return new Promise((resolve) => {
-    const done = (status, body, error) => resolve({ path, deadlineMs, requestId, startedAt, endedAt: Date.now(), ms: performance.now() - t, status, body, ...(error ? { error } : {}) });
+    const done = (status, body, error) =>
+      resolve({ path, deadlineMs, requestId, startedAt, endedAt: Date.now(), ms: performance.now() - t, status, body, ...(error ? { error } : {}) });
     const req = http.get(`${baseUrl}${path}`, { agent, headers: { 'x-request-id': requestId } }, (res) => {
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
@@ -371,7 +440,10 @@ async function gatewayFigures(url) {
   const inFlight = /^sandbox_grpc_client_calls_in_flight\{[^}]*service="playground"[^}]*\} (\S+)/m.exec(text)?.[1];
   return {
     inFlight: inFlight === undefined ? undefined : Number(inFlight),
-    deadlineExceeded: [...text.matchAll(/^sandbox_grpc_client_calls_total\{[^}]*service="playground"[^}]*code="DEADLINE_EXCEEDED"[^}]*\} (\S+)/gm)].reduce((total, m) => total + Number(m[1]), 0),
+    deadlineExceeded: [...text.matchAll(/^sandbox_grpc_client_calls_total\{[^}]*service="playground"[^}]*code="DEADLINE_EXCEEDED"[^}]*\} (\S+)/gm)].reduce(
+      (total, m) => total + Number(m[1]),
+      0,
+    ),
   };
 }
 
@@ -450,7 +522,10 @@ function otherReplicaPort(ports, replicaOnePort) {
  * say: it adds a connection's bytes up only when the connection closes.)
  */
 async function untilEveryGatewayReachesEveryReplica(gateways, replicaMetricsUrls) {
-  const echoesServed = (url) => fetch(url).then(async (res) => [...(await res.text()).matchAll(/^sandbox_grpc_server_calls_total\{[^}]*method="Echo"[^}]*\} (\S+)/gm)].reduce((n, m) => n + Number(m[1]), 0));
+  const echoesServed = (url) =>
+    fetch(url).then(async (res) =>
+      [...(await res.text()).matchAll(/^sandbox_grpc_server_calls_total\{[^}]*method="Echo"[^}]*\} (\S+)/gm)].reduce((n, m) => n + Number(m[1]), 0),
+    );
   const limit = Date.now() + WARM_UP_LIMIT_MS;
   for (const baseUrl of gateways) {
     const reached = new Set();
@@ -500,7 +575,12 @@ async function startToxiproxy(bin) {
     rmSync(dir, { recursive: true, force: true });
   };
   const limit = Date.now() + TOXIPROXY_START_LIMIT_MS;
-  while (!(await fetch(`${api}/version`).then((res) => res.ok, () => false))) {
+  while (
+    !(await fetch(`${api}/version`).then(
+      (res) => res.ok,
+      () => false,
+    ))
+  ) {
     if (spawnError || child.exitCode !== null || Date.now() > limit) {
       const why = spawnError?.message ?? readFileSync(logFile, 'utf8').slice(-500);
       await stop();
@@ -513,9 +593,17 @@ async function startToxiproxy(bin) {
     if (!res.ok) throw new Error(`toxiproxy ${method} ${path}: ${res.status} ${await res.text()}`);
   };
   return {
-    createProxy: (name, listenPort, upstreamPort) => send('POST', '/proxies', { name, listen: `127.0.0.1:${listenPort}`, upstream: `127.0.0.1:${upstreamPort}`, enabled: true }),
+    createProxy: (name, listenPort, upstreamPort) =>
+      send('POST', '/proxies', { name, listen: `127.0.0.1:${listenPort}`, upstream: `127.0.0.1:${upstreamPort}`, enabled: true }),
     // Downstream: the service answers at once, its answers reach the gateway late (a slow service, as its callers see it).
-    addLatency: (proxy, latencyMs) => send('POST', `/proxies/${proxy}/toxics`, { name: 'slow', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: latencyMs, jitter: 0 } }),
+    addLatency: (proxy, latencyMs) =>
+      send('POST', `/proxies/${proxy}/toxics`, {
+        name: 'slow',
+        type: 'latency',
+        stream: 'downstream',
+        toxicity: 1,
+        attributes: { latency: latencyMs, jitter: 0 },
+      }),
     removeLatency: (proxy) => send('DELETE', `/proxies/${proxy}/toxics/slow`),
     stop,
   };

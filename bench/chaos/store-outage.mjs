@@ -80,7 +80,12 @@ export async function run({ connections }) {
             const stopped = stores[outage.store].kill();
             const returned = stopped.then(() => sleep(Math.max(0, outage.stoppedAtMs + OUTAGE_MS - elapsed()))).then(() => stores[outage.store].start());
             // Settled here, never rejected: the load still runs when it settles.
-            pending.push(returned.then(() => (outage.returnedAtMs = elapsed()), (error) => (outage.failedToReturn = error.message)));
+            pending.push(
+              returned.then(
+                () => (outage.returnedAtMs = elapsed()),
+                (error) => (outage.failedToReturn = error.message),
+              ),
+            );
           }
         }
         const gateway = sandbox.gateways[tick++ % sandbox.gateways.length];
@@ -143,13 +148,38 @@ async function startOwnStores() {
   const [redisPort, mongoPort] = [await freePort(), await freePort()];
   const redis = ownedStore(
     REDIS_SERVER_BIN,
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction', '--dir', join(dir, 'redis'), '--daemonize', 'no'],
+    [
+      '--port',
+      String(redisPort),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--maxmemory-policy',
+      'noeviction',
+      '--dir',
+      join(dir, 'redis'),
+      '--daemonize',
+      'no',
+    ],
     redisPort,
     join(dir, 'redis.log'),
   );
   const mongodb = ownedStore(
     FERRETDB_BIN,
-    ['--handler=sqlite', `--sqlite-url=file:${join(dir, 'sqlite')}/`, `--listen-addr=127.0.0.1:${mongoPort}`, `--state-dir=${dir}`, '--telemetry=disable', '--debug-addr=-', '--log-level=warn'],
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${join(dir, 'sqlite')}/`,
+      `--listen-addr=127.0.0.1:${mongoPort}`,
+      `--state-dir=${dir}`,
+      '--telemetry=disable',
+      '--debug-addr=-',
+      '--log-level=warn',
+    ],
     mongoPort,
     join(dir, 'ferretdb.log'),
   );
@@ -224,7 +254,15 @@ async function writeKnownState(baseUrl) {
 async function startRefreshFamily(baseUrl, app) {
   const verifier = randomBytes(48).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const query = new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT_URI, scope: 'hr:read', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: app.appId,
+    redirect_uri: REDIRECT_URI,
+    scope: 'hr:read',
+    state: 's',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
   const authorized = await fetch(`${baseUrl}/oauth/authorize?${query}`, { redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   const code = new URL(authorized.headers.get('location') ?? REDIRECT_URI).searchParams.get('code');
   if (!code) throw new Error(`authorize answered ${authorized.status} without a code`);
@@ -261,7 +299,12 @@ async function verifyKnownState(baseUrl, accounts) {
   const signal = () => AbortSignal.timeout(PROBE_TIMEOUT_MS);
   const get = async (path, headers) => (await fetch(`${baseUrl}${path}`, { headers, signal: signal() })).status;
   for (const account of accounts) {
-    const login = await fetch(`${baseUrl}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: account.email, password: account.password }), signal: signal() });
+    const login = await fetch(`${baseUrl}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: account.email, password: account.password }),
+      signal: signal(),
+    });
     expect(login.status === 200, `${account.email}: sign-in answered ${login.status}`);
     const listed = await fetch(`${baseUrl}/api/apps`, { headers: { Authorization: `Bearer ${account.session}` }, signal: signal() });
     const apps = listed.status === 200 ? (await listed.json()).apps : [];
@@ -270,7 +313,14 @@ async function verifyKnownState(baseUrl, accounts) {
     for (const app of account.apps) {
       const found = apps.find((a) => a.id === app.id);
       const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-      expect(found && same([found.appId, found.name, found.redirectUris, found.status, found.credentials], [app.appId, app.name, app.redirectUris, app.status, app.credentials]), `${app.appId}: listed as ${JSON.stringify(found)}`);
+      expect(
+        found &&
+          same(
+            [found.appId, found.name, found.redirectUris, found.status, found.credentials],
+            [app.appId, app.name, app.redirectUris, app.status, app.credentials],
+          ),
+        `${app.appId}: listed as ${JSON.stringify(found)}`,
+      );
       const byKey = await get(PAGE, { 'x-api-key': app.apiKey });
       expect(byKey === 200, `${app.appId}: its API key answered ${byKey}`);
       const byBearer = await get(PAGE, { Authorization: `Bearer ${app.bearerToken}` });
@@ -278,7 +328,10 @@ async function verifyKnownState(baseUrl, accounts) {
       const bySecret = await tokenRequest(baseUrl, app, { grant_type: 'client_credentials' });
       expect(bySecret.status === 200, `${app.appId}: its client secret got ${bySecret.status} ${JSON.stringify(bySecret.body)}`);
       const refreshed = await tokenRequest(baseUrl, app, { grant_type: 'refresh_token', refresh_token: app.refreshToken });
-      expect(refreshed.status === 200 && refreshed.body.refresh_token, `${app.appId}: its refresh token got ${refreshed.status} ${JSON.stringify(refreshed.body)}`);
+      expect(
+        refreshed.status === 200 && refreshed.body.refresh_token,
+        `${app.appId}: its refresh token got ${refreshed.status} ${JSON.stringify(refreshed.body)}`,
+      );
     }
   }
   return problems;
@@ -333,7 +386,11 @@ function judge(check, { outages, probes, load, problems, accounts }) {
   for (const [i, { store, stoppedAtMs, returnedAtMs, failedToReturn }] of outages.entries()) {
     const name = STORES[store];
     const nextStopMs = outages[i + 1]?.stoppedAtMs ?? Infinity;
-    check(`${name} was killed and started again on its port with its data`, stoppedAtMs !== undefined && returnedAtMs !== undefined, { stoppedAtMs, returnedAtMs, failedToReturn });
+    check(`${name} was killed and started again on its port with its data`, stoppedAtMs !== undefined && returnedAtMs !== undefined, {
+      stoppedAtMs,
+      returnedAtMs,
+      failedToReturn,
+    });
     // Every probe in flight at some moment of the outage.
     const down = probes.filter((p) => p.sentMs < returnedAtMs && p.answeredMs >= stoppedAtMs);
 
@@ -352,7 +409,9 @@ function judge(check, { outages, probes, load, problems, accounts }) {
     const others = down.filter((p) => !p.readiness && !p.needs.includes(store)).filter((p) => !ok(p));
     check(`${name} down: the routes that do not need it keep answering 2xx`, others.length === 0, others.slice(0, 5));
 
-    const ready = down.filter((p) => p.readiness && p.sentMs >= stoppedAtMs + READY_NAMES_WITHIN_MS && p.answeredMs < returnedAtMs).filter((p) => !readyNames(p, store));
+    const ready = down
+      .filter((p) => p.readiness && p.sentMs >= stoppedAtMs + READY_NAMES_WITHIN_MS && p.answeredMs < returnedAtMs)
+      .filter((p) => !readyNames(p, store));
     check(`${name} down: /health/ready answers 503 naming it (from ${READY_NAMES_WITHIN_MS} ms after the stop)`, ready.length === 0, ready.slice(0, 3));
 
     const recoveredFromMs = returnedAtMs + RECOVERED_WITHIN_MS;
@@ -364,7 +423,8 @@ function judge(check, { outages, probes, load, problems, accounts }) {
     });
   }
 
-  const explained = (f) => outages.some(({ store, stoppedAtMs, returnedAtMs }) => names503(f, store) && f.ms >= stoppedAtMs && f.ms < returnedAtMs + RECOVERED_WITHIN_MS);
+  const explained = (f) =>
+    outages.some(({ store, stoppedAtMs, returnedAtMs }) => names503(f, store) && f.ms >= stoppedAtMs && f.ms < returnedAtMs + RECOVERED_WITHIN_MS);
   const unexplained = load.failedAt.filter((f) => !explained(f));
   check('under the load, every failure is a 503 naming the store that was down, while it was down or recovering', unexplained.length === 0, {
     count: unexplained.length,
@@ -376,7 +436,11 @@ function judge(check, { outages, probes, load, problems, accounts }) {
     load: { errors: load.errors, timeouts: load.timeouts, first: load.firstErrors, 500: load.statuses[500] ?? 0 },
   });
   const apps = accounts.flatMap((a) => a.apps).length;
-  check(`every account (${accounts.length}), app and credential (${apps}) and refresh family (${apps}) written before the outages is intact`, problems.length === 0, problems);
+  check(
+    `every account (${accounts.length}), app and credential (${apps}) and refresh family (${apps}) written before the outages is intact`,
+    problems.length === 0,
+    problems,
+  );
 }
 
 /**
@@ -386,14 +450,18 @@ function judge(check, { outages, probes, load, problems, accounts }) {
  */
 function outageFigures(store, stoppedAtMs, returnedAtMs, nextStopMs, probes, load) {
   const finite = (ms) => (Number.isFinite(ms) ? ms : undefined);
-  const firstAfterStop = (test) => finite(Math.min(...probes.filter((p) => p.answeredMs >= stoppedAtMs && p.answeredMs < returnedAtMs && test(p)).map((p) => p.answeredMs)) - stoppedAtMs);
+  const firstAfterStop = (test) =>
+    finite(Math.min(...probes.filter((p) => p.answeredMs >= stoppedAtMs && p.answeredMs < returnedAtMs && test(p)).map((p) => p.answeredMs)) - stoppedAtMs);
   const window = probes.filter((p) => p.answeredMs >= stoppedAtMs && p.answeredMs < nextStopMs);
   const lastFailureAfterReturnMs = {};
   for (const route of new Set(probes.map((p) => p.route))) {
     const failed = window.filter((p) => p.route === route && !ok(p)).map((p) => p.answeredMs);
-    lastFailureAfterReturnMs[route] = failed.length === 0 ? 'never failed' : Math.max(...failed) < returnedAtMs ? 'back before the return' : Math.max(...failed) - returnedAtMs;
+    lastFailureAfterReturnMs[route] =
+      failed.length === 0 ? 'never failed' : Math.max(...failed) < returnedAtMs ? 'back before the return' : Math.max(...failed) - returnedAtMs;
   }
-  const downLists = new Set(window.filter((p) => p.readiness && p.answeredMs < returnedAtMs && p.status === 503).map((p) => JSON.stringify(parsed(p.body)?.down)));
+  const downLists = new Set(
+    window.filter((p) => p.readiness && p.answeredMs < returnedAtMs && p.status === 503).map((p) => JSON.stringify(parsed(p.body)?.down)),
+  );
   const failed = load.failedAt.filter((f) => f.ms >= stoppedAtMs && f.ms < returnedAtMs + RECOVERED_WITHIN_MS);
   const named = probes.filter((p) => p.answeredMs >= stoppedAtMs && p.sentMs < returnedAtMs && names503(p, store));
   return {
@@ -402,7 +470,11 @@ function outageFigures(store, stoppedAtMs, returnedAtMs, nextStopMs, probes, loa
     readyNamesItMs: firstAfterStop((p) => p.readiness && readyNames(p, store)),
     readyDownLists: [...downLists],
     lastFailureAfterReturnMs,
-    loadFailures: { count: failed.length, statuses: countBy(failed, (f) => f.status), naming: countBy(failed, (f) => Object.keys(STORES).find((s) => names503(f, s)) ?? 'neither') },
+    loadFailures: {
+      count: failed.length,
+      statuses: countBy(failed, (f) => f.status),
+      naming: countBy(failed, (f) => Object.keys(STORES).find((s) => names503(f, s)) ?? 'neither'),
+    },
   };
 }
 

@@ -21,13 +21,19 @@ if (listen.path) fs.rmSync(listen.path, { force: true });
 const server = net.createServer((client) => {
   const upstream = net.connect(target);
   client.pipe(upstream).pipe(client);
-  const close = () => { client.destroy(); upstream.destroy(); };
+  const close = () => {
+    client.destroy();
+    upstream.destroy();
+  };
   client.on('error', close);
   upstream.on('error', close);
   client.on('close', close);
   upstream.on('close', close);
 });
-server.on('error', (err) => { console.error(`forward ${listenSpec}: ${err.message}`); process.exit(1); });
+server.on('error', (err) => {
+  console.error(`forward ${listenSpec}: ${err.message}`);
+  process.exit(1);
+});
 server.listen(listen, () => {
   if (listen.path) fs.chmodSync(listen.path, 0o600);
   console.error(`forward: ${listenSpec} -> ${connectSpec}`);

@@ -31,8 +31,7 @@ const secretKey = () => randomBytes(32).toString('base64url');
  * asks for and oauth's minimum: a 4096-bit key costs about 16 times the CPU per
  * signed token, and oauth signs one per access token issued.
  */
-const rsaPrivateKeyPem = () =>
-  generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const rsaPrivateKeyPem = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
 /** The processes with a certificate, each in tls/<name>/ (GRPC_TLS_DIR); `cli` is for the operators' CLI run beside the gateway. */
 const TLS_NAMES = ['identity', 'oauth', 'data', 'playground', 'gateway', 'cli'];
@@ -109,7 +108,9 @@ function certificatesModule() {
   try {
     return require(file);
   } catch (error) {
-    throw new Error(`cannot load ${path.relative(path.join(__dirname, '..', '..'), file)} to make certificates (${error.code ?? error.message}); in a checkout, run npm run build first`);
+    throw new Error(
+      `cannot load ${path.relative(path.join(__dirname, '..', '..'), file)} to make certificates (${error.code ?? error.message}); in a checkout, run npm run build first`,
+    );
   }
 }
 
@@ -164,7 +165,14 @@ async function ensureKeys(dir, now = new Date()) {
     '# a new key strands what the old one protected. Read by `node --env-file`.\n';
   const done = files.map(({ file, keys, target }) => {
     if (fs.existsSync(target)) return `keys: ${file} kept`;
-    writeAtomically(dir, file, header + Object.entries(keys).map(([name, make]) => envLine(name, make())).join(''));
+    writeAtomically(
+      dir,
+      file,
+      header +
+        Object.entries(keys)
+          .map(([name, make]) => envLine(name, make()))
+          .join(''),
+    );
     return `keys: ${file} written (${Object.keys(keys).join(', ')})`;
   });
   if (tlsKept) return [...done, 'keys: tls kept'];

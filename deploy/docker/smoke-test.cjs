@@ -135,7 +135,11 @@ async function main() {
   try {
     app = await step(
       'create app',
-      () => request('POST', 'api/apps', { token: session, body: { name: 'smoke test', description: 'made and deleted by deploy/docker/smoke-test.cjs', scopes: ['hr:read'] } }),
+      () =>
+        request('POST', 'api/apps', {
+          token: session,
+          body: { name: 'smoke test', description: 'made and deleted by deploy/docker/smoke-test.cjs', scopes: ['hr:read'] },
+        }),
       (res) => (res.status === 201 && res.json && typeof res.json.id === 'string' && typeof res.json.apiKey === 'string' ? res.json : undefined),
     );
     if (app) {

@@ -63,7 +63,7 @@ describe('the Dockerfile', () => {
     expect({ major, lts: major % 2 === 0 && major >= 24 }).toEqual({ major, lts: true });
   });
 
-  it("when the suite runs, then it runs on the Node major the image ships, and the pinned test Node is of that major too", () => {
+  it('when the suite runs, then it runs on the Node major the image ships, and the pinned test Node is of that major too', () => {
     // scripts/test.sh puts the Node of scripts/lib/node.sh first on PATH; the image's comes from NODE_IMAGE.
     const imageMajor = /^ARG NODE_IMAGE=node:(\d+)-/m.exec(dockerfile)![1];
     const pinned = /^NODE_VERSION=(\d+)\.\d+\.\d+$/m.exec(read('scripts/lib/node.sh'))![1];
@@ -82,7 +82,7 @@ describe('the Dockerfile', () => {
     expect(read('.dockerignore').split('\n')).toContain('!deploy/docker/');
   });
 
-  it('when an operator runs the admin CLI in a pod, then sandbox-admin is on the PATH and runs the gateway\'s CLI (npm is not in the image)', () => {
+  it("when an operator runs the admin CLI in a pod, then sandbox-admin is on the PATH and runs the gateway's CLI (npm is not in the image)", () => {
     expect(runtime).toMatch(/^COPY --chmod=0755 deploy\/docker\/sandbox-admin \/usr\/local\/bin\/sandbox-admin$/m);
     expect(runtime).toContain(' /usr/local/bin/npm ');
     const target = /^exec node \/app\/(\S+)\.js "\$@"$/m.exec(read('deploy/docker/sandbox-admin'));
@@ -110,7 +110,10 @@ describe('docker-compose.yml', () => {
 
     beforeAll(() => {
       // Pinned in scripts/lib/compose-schema.sh; fetched once into .tools, a no-op afterwards.
-      const fetched = spawnSync('bash', ['-c', 'source scripts/lib/compose-schema.sh && ensure_compose_schema && echo "$COMPOSE_SCHEMA"'], { cwd: ROOT, encoding: 'utf8' });
+      const fetched = spawnSync('bash', ['-c', 'source scripts/lib/compose-schema.sh && ensure_compose_schema && echo "$COMPOSE_SCHEMA"'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
       if (fetched.status !== 0) throw new Error(`could not get the Compose Specification schema: ${fetched.stderr}`);
       const schema = JSON.parse(readFileSync(fetched.stdout.trim(), 'utf8')) as { $schema: string };
       expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
@@ -120,7 +123,8 @@ describe('docker-compose.yml', () => {
       validate = ajv.compile(schema);
     });
 
-    const errorsOf = (document: unknown) => (validate(document) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`));
+    const errorsOf = (document: unknown) =>
+      validate(document) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 
     it('when the file is checked, then it is valid', () => {
       expect(errorsOf(compose)).toEqual([]);
@@ -128,7 +132,11 @@ describe('docker-compose.yml', () => {
 
     it.each([
       ['an unknown key under a service', (c: Compose) => (c.services.gateway.stop_grace_periods = '80s'), '/services/gateway'],
-      ['an unknown dependency condition', (c: Compose) => (c.services.identity.depends_on.keys.condition = 'service_completed'), '/services/identity/depends_on'],
+      [
+        'an unknown dependency condition',
+        (c: Compose) => (c.services.identity.depends_on.keys.condition = 'service_completed'),
+        '/services/identity/depends_on',
+      ],
       ['an unknown top-level key', (c: Compose) => Object.assign(c, { servics: {} }), ''],
     ])('when the file has %s, then it is invalid there', (_what, breakIt, path) => {
       const broken = structuredClone(compose);
@@ -140,7 +148,9 @@ describe('docker-compose.yml', () => {
   });
 
   it("when the stack starts, then it has the chart's MongoDB and Redis images and the five processes from one image", () => {
-    const chartStores = (parse(read('deploy/helm/training-sandbox/values.yaml')) as { stores: Record<'mongodb' | 'redis', { image: { repository: string; tag: string } }> }).stores;
+    const chartStores = (
+      parse(read('deploy/helm/training-sandbox/values.yaml')) as { stores: Record<'mongodb' | 'redis', { image: { repository: string; tag: string } }> }
+    ).stores;
     expect(compose.services.mongo.image).toBe(`${chartStores.mongodb.image.repository}:${chartStores.mongodb.image.tag}`);
     expect(compose.services.redis.image).toBe(`${chartStores.redis.image.repository}:${chartStores.redis.image.tag}`);
     const images = new Set([...SANDBOX, 'keys'].map((name) => compose.services[name].image));
@@ -274,7 +284,11 @@ describe('docker-compose.yml', () => {
       expect(seconds(compose.services[name].stop_grace_period)).toBeGreaterThanOrEqual(graceMs / 1000 + 10);
     }
     for (const name of ['identity', 'oauth', 'data']) {
-      expect({ name, grace: environmentOf(name).SHUTDOWN_GRACE_MS, stop: compose.services[name].stop_grace_period }).toEqual({ name, grace: undefined, stop: '20s' });
+      expect({ name, grace: environmentOf(name).SHUTDOWN_GRACE_MS, stop: compose.services[name].stop_grace_period }).toEqual({
+        name,
+        grace: undefined,
+        stop: '20s',
+      });
     }
   });
 });
@@ -295,14 +309,17 @@ describe('deploy/docker/generate-keys.cjs', () => {
     if (result.status !== 0) throw new Error(`${reader} could not load ${file}: ${result.stderr}`);
     return JSON.parse(result.stdout) as Record<string, string>;
   };
-  const keyNamesIn = (env: Record<string, string>) => Object.keys(env).filter((name) => name !== 'PATH' && !name.startsWith('npm_')).sort();
+  const keyNamesIn = (env: Record<string, string>) =>
+    Object.keys(env)
+      .filter((name) => name !== 'PATH' && !name.startsWith('npm_'))
+      .sort();
 
   beforeEach(() => {
     scratch = mkdtempSync(join(tmpdir(), 'sandbox-keys-'));
   });
   afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('when the directory is empty, then it writes one file per service, read-only to its owner, with only that service\'s keys, and prints no value', () => {
+  it("when the directory is empty, then it writes one file per service, read-only to its owner, with only that service's keys, and prints no value", () => {
     const run = generate(scratch);
 
     expect(run.status).toBe(0);
@@ -322,7 +339,11 @@ describe('deploy/docker/generate-keys.cjs', () => {
     // What compose gives each process besides its keys file (how they talk to each other, its certificate), the volume being here.
     const services = (parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { environment: Record<string, string> }> }).services;
     const composed = (service: string) =>
-      Object.fromEntries(Object.entries(services[service]!.environment).filter(([, v]) => typeof v === 'string').map(([k, v]) => [k, composeDefault(v).replace(KEYS_DIR, scratch)]));
+      Object.fromEntries(
+        Object.entries(services[service]!.environment)
+          .filter(([, v]) => typeof v === 'string')
+          .map(([k, v]) => [k, composeDefault(v).replace(KEYS_DIR, scratch)]),
+      );
     const asComposed = (reader: 'node' | 'sh', file: string) => {
       const service = file.slice(file.lastIndexOf('/') + 1, -'.env'.length);
       return { ...composed(service), ...loadedBy(reader, file) };
@@ -342,17 +363,24 @@ describe('deploy/docker/generate-keys.cjs', () => {
 
   it('when it runs again, then every file is kept byte for byte and nothing else is left behind', () => {
     expect(generate(scratch).status).toBe(0);
-    const before = readdirSync(scratch).filter((file) => file.endsWith('.env')).map((file) => [file, readFileSync(join(scratch, file), 'utf8')]);
+    const before = readdirSync(scratch)
+      .filter((file) => file.endsWith('.env'))
+      .map((file) => [file, readFileSync(join(scratch, file), 'utf8')]);
 
     const again = generate(scratch);
 
     expect(again.status).toBe(0);
     expect(again.stdout.trim().split('\n')).toEqual(['keys: identity.env kept', 'keys: oauth.env kept', 'keys: data.env kept', 'keys: tls kept']);
-    expect(readdirSync(scratch).filter((file) => file.endsWith('.env')).map((file) => [file, readFileSync(join(scratch, file), 'utf8')])).toEqual(before);
+    expect(
+      readdirSync(scratch)
+        .filter((file) => file.endsWith('.env'))
+        .map((file) => [file, readFileSync(join(scratch, file), 'utf8')]),
+    ).toEqual(before);
   });
 
   /** Every file under tls/, by relative path, with its content. */
-  const tlsFiles = (dir: string) => TLS_NAMES.flatMap((name) => ['ca.crt', 'tls.crt', 'tls.key'].map((file) => [`${name}/${file}`, readFileSync(join(dir, 'tls', name, file), 'utf8')]));
+  const tlsFiles = (dir: string) =>
+    TLS_NAMES.flatMap((name) => ['ca.crt', 'tls.crt', 'tls.key'].map((file) => [`${name}/${file}`, readFileSync(join(dir, 'tls', name, file), 'utf8')]));
 
   it('when the directory is empty, then it writes one CA and a certificate per process, naming it by URI SAN, readable by its owner only, and prints no key', () => {
     const run = generate(scratch);
@@ -366,11 +394,20 @@ describe('deploy/docker/generate-keys.cjs', () => {
     expect(ca.ca).toBe(true);
     for (const name of TLS_NAMES) {
       const dir = join(scratch, 'tls', name);
-      expect({ name, dir: (statSync(dir).mode & 0o777).toString(8), files: readdirSync(dir).sort() }).toEqual({ name, dir: '700', files: ['ca.crt', 'tls.crt', 'tls.key'] });
-      for (const file of readdirSync(dir)) expect({ name, file, mode: (statSync(join(dir, file)).mode & 0o777).toString(8) }).toEqual({ name, file, mode: '400' });
+      expect({ name, dir: (statSync(dir).mode & 0o777).toString(8), files: readdirSync(dir).sort() }).toEqual({
+        name,
+        dir: '700',
+        files: ['ca.crt', 'tls.crt', 'tls.key'],
+      });
+      for (const file of readdirSync(dir))
+        expect({ name, file, mode: (statSync(join(dir, file)).mode & 0o777).toString(8) }).toEqual({ name, file, mode: '400' });
       expect(readFileSync(join(dir, 'ca.crt'), 'utf8')).toBe(ca.toString());
       const leaf = new X509Certificate(readFileSync(join(dir, 'tls.crt')));
-      expect({ name, signedByCa: leaf.verify(ca.publicKey), san: leaf.subjectAltName }).toEqual({ name, signedByCa: true, san: expect.stringContaining(`URI:spiffe://training-sandbox/${name}`) });
+      expect({ name, signedByCa: leaf.verify(ca.publicKey), san: leaf.subjectAltName }).toEqual({
+        name,
+        signedByCa: true,
+        san: expect.stringContaining(`URI:spiffe://training-sandbox/${name}`),
+      });
       expect(leaf.checkPrivateKey(createPrivateKey(readFileSync(join(dir, 'tls.key'))))).toBe(true);
     }
   });
@@ -407,7 +444,7 @@ describe('deploy/docker/generate-keys.cjs', () => {
     expect(env.SESSION_SIGNING_KEY).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it("when a team brought its own file, then it is kept; when that file lacks a key, then it fails naming the key and writes no other file", () => {
+  it('when a team brought its own file, then it is kept; when that file lacks a key, then it fails naming the key and writes no other file', () => {
     const own = `PAGE_TOKEN_KEY='${'a1'.repeat(32)}'\n`;
     writeFileSync(join(scratch, 'data.env'), own, { mode: 0o400 });
     expect(generate(scratch).status).toBe(0);

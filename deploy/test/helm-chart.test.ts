@@ -121,7 +121,8 @@ const podSpecs = (manifests: Manifest[]): Array<{ name: string; pod: Manifest }>
   ...manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet').map((m) => ({ name: m.metadata.name, pod: m.spec.template.spec })),
   ...ofKind(manifests, 'Pod').map((m) => ({ name: m.metadata.name, pod: m.spec })),
 ];
-const podAnnotations = (manifests: Manifest[], service: string): Record<string, string> => deployment(manifests, service).spec.template.metadata.annotations ?? {};
+const podAnnotations = (manifests: Manifest[], service: string): Record<string, string> =>
+  deployment(manifests, service).spec.template.metadata.annotations ?? {};
 const secretData = (manifests: Manifest[], name: string): Record<string, string> =>
   Object.fromEntries(Object.entries(named(manifests, 'Secret', name).data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
 const containerOf = (manifests: Manifest[], service: string): Container => deployment(manifests, service).spec.template.spec.containers[0];
@@ -179,7 +180,11 @@ describe.each([
   });
 
   it('when rendered, then there is one Deployment and one Service per service', () => {
-    expect(ofKind(manifests, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(SERVICES.map((s) => `${PREFIX}-${s}`).sort());
+    expect(
+      ofKind(manifests, 'Deployment')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(SERVICES.map((s) => `${PREFIX}-${s}`).sort());
     const services = ofKind(manifests, 'Service').map((d) => d.metadata.name);
     expect(services).toEqual(expect.arrayContaining(SERVICES.map((s) => `${PREFIX}-${s}`)));
   });
@@ -237,7 +242,9 @@ describe.each([
   });
 
   it('when rendered, then no NetworkPolicy admits any pod to a health port (the kubelet probes from the node)', () => {
-    const admitted = ofKind(manifests, 'NetworkPolicy').flatMap((p) => (p.spec.ingress ?? []).flatMap((rule: Manifest) => (rule.ports ?? []).map((port: Manifest) => port.port)));
+    const admitted = ofKind(manifests, 'NetworkPolicy').flatMap((p) =>
+      (p.spec.ingress ?? []).flatMap((rule: Manifest) => (rule.ports ?? []).map((port: Manifest) => port.port)),
+    );
     for (const port of Object.values(HEALTH_PORTS)) expect(admitted).not.toContain(port);
   });
 
@@ -296,7 +303,10 @@ describe.each([
   it('when rendered, then every caller carries its calls on streams, and grpcTransport=unary switches them all back', () => {
     const callers = ['gateway', 'oauth'];
     for (const service of ['gateway', ...Object.keys(GRPC_SERVICES)]) {
-      expect({ service, transport: envOf(containerOf(manifests, service)).GRPC_TRANSPORT?.value }).toEqual({ service, transport: callers.includes(service) ? 'stream' : undefined });
+      expect({ service, transport: envOf(containerOf(manifests, service)).GRPC_TRANSPORT?.value }).toEqual({
+        service,
+        transport: callers.includes(service) ? 'stream' : undefined,
+      });
     }
     const unary = render(['--set', 'grpcTransport=unary']);
     for (const service of callers) expect(envOf(containerOf(unary, service)).GRPC_TRANSPORT?.value).toBe('unary');
@@ -309,13 +319,23 @@ describe.each([
         if (SECRET_KEYS.includes(e.name)) expect({ name: e.name, ref: e.valueFrom?.secretKeyRef?.key }).toEqual({ name: e.name, ref: e.name });
       }
     }
-    const wanted = { identity: ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY'], oauth: ['REDIS_URL', 'JWT_SIGNING_KEY'], data: ['PAGE_TOKEN_KEY'], gateway: ['REDIS_URL'] };
+    const wanted = {
+      identity: ['MONGO_URL', 'REDIS_URL', 'CREDENTIAL_ENCRYPTION_KEY', 'SESSION_SIGNING_KEY'],
+      oauth: ['REDIS_URL', 'JWT_SIGNING_KEY'],
+      data: ['PAGE_TOKEN_KEY'],
+      gateway: ['REDIS_URL'],
+    };
     for (const [service, keys] of Object.entries(wanted)) {
       const env = envOf(containerOf(manifests, service));
-      for (const key of keys) expect({ service, key, ref: env[key]?.valueFrom?.secretKeyRef }).toEqual({ service, key, ref: { name: expect.any(String), key } });
+      for (const key of keys)
+        expect({ service, key, ref: env[key]?.valueFrom?.secretKeyRef }).toEqual({ service, key, ref: { name: expect.any(String), key } });
     }
     // The gateway reads only the store URL of its fair-share counts; no key.
-    expect(containerOf(manifests, 'gateway').env.filter((e: Manifest) => e.valueFrom).map((e: Manifest) => e.name)).toEqual(['REDIS_URL']);
+    expect(
+      containerOf(manifests, 'gateway')
+        .env.filter((e: Manifest) => e.valueFrom)
+        .map((e: Manifest) => e.name),
+    ).toEqual(['REDIS_URL']);
     expect(containerOf(manifests, 'playground').env.filter((e: Manifest) => e.valueFrom)).toEqual([]);
   });
 
@@ -378,8 +398,16 @@ describe.each([
       const c = containerOf(manifests, service);
       expect(c.ports).toContainEqual({ name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' });
       const prefix = service === 'gateway' ? '' : `${service.toUpperCase()}_`;
-      expect({ service, port: envOf(c)[`${prefix}METRICS_PORT`]?.value, host: envOf(c)[`${prefix}METRICS_HOST`]?.value }).toEqual({ service, port: String(METRICS_PORT), host: '0.0.0.0' });
-      expect(podAnnotations(manifests, service)).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(METRICS_PORT), 'prometheus.io/path': '/metrics' });
+      expect({ service, port: envOf(c)[`${prefix}METRICS_PORT`]?.value, host: envOf(c)[`${prefix}METRICS_HOST`]?.value }).toEqual({
+        service,
+        port: String(METRICS_PORT),
+        host: '0.0.0.0',
+      });
+      expect(podAnnotations(manifests, service)).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(METRICS_PORT),
+        'prometheus.io/path': '/metrics',
+      });
       expect(named(manifests, 'Service', `${PREFIX}-${service}`).spec.ports.map((p: Manifest) => p.targetPort)).not.toContain('metrics');
     }
     const metrics = named(manifests, 'Service', `${PREFIX}-metrics`);
@@ -391,7 +419,8 @@ describe.each([
       .sort();
     expect(selected).toEqual(SERVICES.map((s) => `${PREFIX}-${s}`).sort());
     for (const ingress of ofKind(manifests, 'Ingress')) {
-      for (const rule of ingress.spec.rules) for (const path of rule.http.paths) expect(path.backend.service).toEqual({ name: `${PREFIX}-gateway`, port: { name: 'http' } });
+      for (const rule of ingress.spec.rules)
+        for (const path of rule.http.paths) expect(path.backend.service).toEqual({ name: `${PREFIX}-gateway`, port: { name: 'http' } });
     }
   });
 
@@ -492,14 +521,16 @@ describe('generated keys across an upgrade (lookup simulated)', () => {
     expect(annotations(upgraded)).toEqual(annotations(installed));
   });
 
-  it('when the chart is upgraded, then the CA and every process\'s certificate are kept', () => {
-    const tlsSecrets = ofKind(installed, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls').map((secret) => secret.metadata.name);
+  it("when the chart is upgraded, then the CA and every process's certificate are kept", () => {
+    const tlsSecrets = ofKind(installed, 'Secret')
+      .filter((secret) => secret.type === 'kubernetes.io/tls')
+      .map((secret) => secret.metadata.name);
     // The CA, each process's and the operators' CLI's.
     expect(tlsSecrets).toHaveLength(SERVICES.length + 2);
     for (const name of tlsSecrets) expect({ name, data: named(upgraded, 'Secret', name).data }).toEqual({ name, data: named(installed, 'Secret', name).data });
   });
 
-  it('when one process\'s certificate Secret is gone at the upgrade, then a new one is made from the kept CA and only that process\'s pods roll', () => {
+  it("when one process's certificate Secret is gone at the upgrade, then a new one is made from the kept CA and only that process's pods roll", () => {
     const recorded = JSON.parse(readFileSync(join(copy, 'recorded-secrets.json'), 'utf8')) as Record<string, unknown>;
     const lost = mkdtempSync(join(tmpdir(), 'chart-lookup-lost-'));
     try {
@@ -524,7 +555,8 @@ describe('generated keys across an upgrade (lookup simulated)', () => {
     expect(secretData(given, `${PREFIX}-secrets`).PAGE_TOKEN_KEY).toBe('cd'.repeat(32));
     expect(secretData(given, `${PREFIX}-secrets`).SESSION_SIGNING_KEY).toBe(secretData(installed, `${PREFIX}-secrets`).SESSION_SIGNING_KEY);
     expect(podAnnotations(given, 'data')['checksum/secrets']).not.toBe(podAnnotations(upgraded, 'data')['checksum/secrets']);
-    for (const service of ['identity', 'oauth']) expect(podAnnotations(given, service)['checksum/secrets']).toBe(podAnnotations(upgraded, service)['checksum/secrets']);
+    for (const service of ['identity', 'oauth'])
+      expect(podAnnotations(given, service)['checksum/secrets']).toBe(podAnnotations(upgraded, service)['checksum/secrets']);
   });
 });
 
@@ -535,7 +567,11 @@ describe('the chart with its in-cluster stores (the default)', () => {
   });
 
   it('when rendered, then MongoDB and Redis run as single-replica StatefulSets on persistent volumes kept after uninstall', () => {
-    expect(ofKind(manifests, 'StatefulSet').map((s) => s.metadata.name).sort()).toEqual([`${PREFIX}-mongodb`, `${PREFIX}-redis`]);
+    expect(
+      ofKind(manifests, 'StatefulSet')
+        .map((s) => s.metadata.name)
+        .sort(),
+    ).toEqual([`${PREFIX}-mongodb`, `${PREFIX}-redis`]);
     for (const [store, port] of Object.entries(STORES)) {
       const set = named(manifests, 'StatefulSet', `${PREFIX}-${store}`);
       expect(set.spec).toMatchObject({ replicas: 1, serviceName: `${PREFIX}-${store}`, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain' } });
@@ -563,13 +599,17 @@ describe('the chart with its in-cluster stores (the default)', () => {
     for (const password of [stores['mongodb-password']!, stores['redis-password']!]) expect(elsewhere).not.toContain(password);
   });
 
-  it('when rendered, then identity and oauth read URLs that reach the chart\'s stores with those passwords', () => {
+  it("when rendered, then identity and oauth read URLs that reach the chart's stores with those passwords", () => {
     const stores = secretData(manifests, `${PREFIX}-stores`);
     expect(new URL(stores.MONGO_URL!)).toMatchObject({ protocol: 'mongodb:', hostname: `${PREFIX}-mongodb`, port: '27017', pathname: '/training-sandbox' });
     expect(decodeURIComponent(new URL(stores.MONGO_URL!).password)).toBe(stores['mongodb-password']);
     expect(new URL(stores.REDIS_URL!)).toMatchObject({ protocol: 'redis:', hostname: `${PREFIX}-redis`, port: '6379' });
     expect(decodeURIComponent(new URL(stores.REDIS_URL!).password)).toBe(stores['redis-password']);
-    for (const [service, keys] of [['identity', ['MONGO_URL', 'REDIS_URL']], ['oauth', ['REDIS_URL']], ['gateway', ['REDIS_URL']]] as const) {
+    for (const [service, keys] of [
+      ['identity', ['MONGO_URL', 'REDIS_URL']],
+      ['oauth', ['REDIS_URL']],
+      ['gateway', ['REDIS_URL']],
+    ] as const) {
       for (const key of keys) expect(envOf(containerOf(manifests, service))[key]?.valueFrom.secretKeyRef).toEqual({ name: `${PREFIX}-stores`, key });
     }
   });
@@ -582,7 +622,10 @@ describe('the chart with its in-cluster stores (the default)', () => {
       expect(policy.spec.policyTypes.sort()).toEqual(['Egress', 'Ingress']);
       expect(policy.spec.egress ?? []).toEqual([]);
       expect(policy.spec.ingress).toEqual([
-        { from: callers[store as keyof typeof callers].map((c) => ({ podSelector: { matchLabels: componentSelector(c) } })), ports: [{ port, protocol: 'TCP' }] },
+        {
+          from: callers[store as keyof typeof callers].map((c) => ({ podSelector: { matchLabels: componentSelector(c) } })),
+          ports: [{ port, protocol: 'TCP' }],
+        },
       ]);
     }
   });
@@ -617,7 +660,11 @@ describe('stores brought by the team (stores.mode external) or none (memory)', (
     const manifests = render(['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.data.replicas=3']);
     expect(ofKind(manifests, 'StatefulSet')).toEqual([]);
     // The keys, and the certificates of mutual TLS between the processes; nothing for stores.
-    expect(ofKind(manifests, 'Secret').filter((s) => s.type !== 'kubernetes.io/tls').map((s) => s.metadata.name)).toEqual([`${PREFIX}-secrets`]);
+    expect(
+      ofKind(manifests, 'Secret')
+        .filter((s) => s.type !== 'kubernetes.io/tls')
+        .map((s) => s.metadata.name),
+    ).toEqual([`${PREFIX}-secrets`]);
     for (const service of ['gateway', 'identity', 'oauth']) {
       const env = envOf(containerOf(manifests, service));
       expect({ service, mongo: env.MONGO_URL, redis: env.REDIS_URL }).toEqual({ service, mongo: undefined, redis: undefined });
@@ -630,10 +677,11 @@ describe('stores brought by the team (stores.mode external) or none (memory)', (
   });
 });
 
-describe('the gateway\'s fair-share limits', () => {
-  const plain = (manifests: Manifest[]) => Object.fromEntries(Object.entries(envOf(containerOf(manifests, 'gateway'))).map(([name, e]) => [name, e.value ?? e.valueFrom]));
+describe("the gateway's fair-share limits", () => {
+  const plain = (manifests: Manifest[]) =>
+    Object.fromEntries(Object.entries(envOf(containerOf(manifests, 'gateway'))).map(([name, e]) => [name, e.value ?? e.valueFrom]));
 
-  it('when rendered with the chart\'s values, then each app gets 50 requests a second with bursts of 100, each address its own budget, slow requests are capped, and the counts are in Redis', () => {
+  it("when rendered with the chart's values, then each app gets 50 requests a second with bursts of 100, each address its own budget, slow requests are capped, and the counts are in Redis", () => {
     const env = plain(render());
     expect(env).toMatchObject({
       RATE_LIMIT_APP_PER_SECOND: '50',
@@ -648,7 +696,7 @@ describe('the gateway\'s fair-share limits', () => {
     });
   });
 
-  it('when an operator exempts an app and raises another\'s limit, then the gateway reads both, rates as the processes parse them', () => {
+  it("when an operator exempts an app and raises another's limit, then the gateway reads both, rates as the processes parse them", () => {
     const dir = mkdtempSync(join(tmpdir(), 'rate-limits-'));
     const values = join(dir, 'values.yaml');
     writeFileSync(
@@ -681,12 +729,23 @@ describe('the gateway\'s fair-share limits', () => {
 });
 
 describe('single sign-on (sso.*)', () => {
-  const sso = ['--set', 'sso.clientId=training-sandbox', '--set', 'sso.issuer=https://login.campus.example', '--set', 'sso.jwksUrl=https://login.campus.example/jwks', '--set', 'sso.providerName=Campus login'];
-  const plain = (manifests: Manifest[], service: string) => Object.fromEntries(Object.entries(envOf(containerOf(manifests, service))).map(([name, e]) => [name, e.value ?? e.valueFrom]));
+  const sso = [
+    '--set',
+    'sso.clientId=training-sandbox',
+    '--set',
+    'sso.issuer=https://login.campus.example',
+    '--set',
+    'sso.jwksUrl=https://login.campus.example/jwks',
+    '--set',
+    'sso.providerName=Campus login',
+  ];
+  const plain = (manifests: Manifest[], service: string) =>
+    Object.fromEntries(Object.entries(envOf(containerOf(manifests, service))).map(([name, e]) => [name, e.value ?? e.valueFrom]));
 
   it('when off (the default), then no process hears of it and no key is generated for it', () => {
     const manifests = render();
-    for (const service of ['gateway', 'identity']) expect(Object.keys(plain(manifests, service)).filter((name) => /^(SSO_|EXTERNAL_IDP_)/.test(name))).toEqual([]);
+    for (const service of ['gateway', 'identity'])
+      expect(Object.keys(plain(manifests, service)).filter((name) => /^(SSO_|EXTERNAL_IDP_)/.test(name))).toEqual([]);
     expect(Object.keys(secretData(manifests, `${PREFIX}-secrets`))).not.toContain('SSO_COOKIE_KEY');
   });
 
@@ -700,7 +759,11 @@ describe('single sign-on (sso.*)', () => {
       SSO_COOKIE_KEY: { secretKeyRef: { name: `${PREFIX}-secrets`, key: 'SSO_COOKIE_KEY' } },
     });
     expect(plain(manifests, 'gateway').SSO_CLIENT_SECRET).toBeUndefined();
-    expect(plain(manifests, 'identity')).toMatchObject({ EXTERNAL_IDP_ISSUER: 'https://login.campus.example', EXTERNAL_IDP_JWKS_URL: 'https://login.campus.example/jwks', EXTERNAL_IDP_AUDIENCE: 'training-sandbox' });
+    expect(plain(manifests, 'identity')).toMatchObject({
+      EXTERNAL_IDP_ISSUER: 'https://login.campus.example',
+      EXTERNAL_IDP_JWKS_URL: 'https://login.campus.example/jwks',
+      EXTERNAL_IDP_AUDIENCE: 'training-sandbox',
+    });
     expect(Buffer.from(secretData(manifests, `${PREFIX}-secrets`).SSO_COOKIE_KEY!, 'base64')).toHaveLength(32);
     for (const service of ['gateway', 'identity']) {
       const egress = named(manifests, 'NetworkPolicy', `${PREFIX}-${service}`).spec.egress;
@@ -729,16 +792,20 @@ describe('the chart with production values (HPA, Ingress, existingSecret)', () =
   });
 
   it('when a service autoscales, then it has an HPA and its Deployment leaves replicas to it', () => {
-    const scaled = ofKind(manifests, 'HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort();
+    const scaled = ofKind(manifests, 'HorizontalPodAutoscaler')
+      .map((h) => h.spec.scaleTargetRef.name)
+      .sort();
     expect(scaled).toEqual(['data', 'gateway', 'identity', 'oauth'].map((s) => `${PREFIX}-${s}`));
     for (const name of scaled) expect(named(manifests, 'Deployment', name).spec.replicas).toBeUndefined();
     expect(deployment(manifests, 'playground').spec.replicas).toBe(3);
   });
 
   it('when a service turns its PDB off, then only that one has none', () => {
-    expect(ofKind(manifests, 'PodDisruptionBudget').map((p) => p.metadata.name).sort()).toEqual(
-      ['data', 'gateway', 'identity', 'oauth'].map((s) => `${PREFIX}-${s}`),
-    );
+    expect(
+      ofKind(manifests, 'PodDisruptionBudget')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['data', 'gateway', 'identity', 'oauth'].map((s) => `${PREFIX}-${s}`));
   });
 
   it('when the Ingress is on, then it routes to the gateway, the gateway trusts proxy headers, and only the controller and the helm test pod reach it', () => {
@@ -747,7 +814,10 @@ describe('the chart with production values (HPA, Ingress, existingSecret)', () =
     expect(envOf(containerOf(manifests, 'gateway')).TRUST_PROXY?.value).toBe('true');
     expect(named(manifests, 'NetworkPolicy', `${PREFIX}-gateway`).spec.ingress[0]).toEqual({
       ports: [{ port: 8080, protocol: 'TCP' }],
-      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }, { podSelector: { matchLabels: componentSelector('smoke-test') } }],
+      from: [
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+        { podSelector: { matchLabels: componentSelector('smoke-test') } },
+      ],
     });
   });
 
@@ -757,7 +827,7 @@ describe('the chart with production values (HPA, Ingress, existingSecret)', () =
     expect(envOf(containerOf(manifests, 'oauth')).JWT_SIGNING_KEY?.valueFrom.secretKeyRef).toEqual({ name: 'sandbox-secrets', key: 'JWT_SIGNING_KEY' });
   });
 
-  it('when the ServiceMonitor is on, then it selects the metrics Service, scrapes its metrics port and names each process, and its labels are the operator\'s selector', () => {
+  it("when the ServiceMonitor is on, then it selects the metrics Service, scrapes its metrics port and names each process, and its labels are the operator's selector", () => {
     const [monitor] = ofKind(manifests, 'ServiceMonitor');
     const metrics = named(manifests, 'Service', `${PREFIX}-metrics`);
     expect(isSubset(monitor!.spec.selector.matchLabels, metrics.metadata.labels)).toBe(true);
@@ -768,7 +838,7 @@ describe('the chart with production values (HPA, Ingress, existingSecret)', () =
     ]);
   });
 
-  it('when the ServiceMonitor is checked against the operator\'s schema, then it is valid, and a broken one is not', () => {
+  it("when the ServiceMonitor is checked against the operator's schema, then it is valid, and a broken one is not", () => {
     const [monitor] = ofKind(manifests, 'ServiceMonitor');
     expect(serviceMonitorProblems(monitor!)).toBe('');
     const broken = structuredClone(monitor!);
@@ -778,10 +848,19 @@ describe('the chart with production values (HPA, Ingress, existingSecret)', () =
 });
 
 describe('long requests and large bodies through an Ingress', () => {
-  const ingressAnnotations = (args: string[]) => ofKind(render(['--set', 'ingress.enabled=true', ...args]), 'Ingress')[0]!.metadata.annotations as Record<string, string>;
+  const ingressAnnotations = (args: string[]) =>
+    ofKind(render(['--set', 'ingress.enabled=true', ...args]), 'Ingress')[0]!.metadata.annotations as Record<string, string>;
 
   it.each([
-    ['ingress-nginx', { 'nginx.ingress.kubernetes.io/proxy-read-timeout': '75', 'nginx.ingress.kubernetes.io/proxy-send-timeout': '75', 'nginx.ingress.kubernetes.io/proxy-body-size': '32m', 'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off' }],
+    [
+      'ingress-nginx',
+      {
+        'nginx.ingress.kubernetes.io/proxy-read-timeout': '75',
+        'nginx.ingress.kubernetes.io/proxy-send-timeout': '75',
+        'nginx.ingress.kubernetes.io/proxy-body-size': '32m',
+        'nginx.ingress.kubernetes.io/proxy-request-buffering': 'off',
+      },
+    ],
     ['nginx', { 'nginx.org/proxy-read-timeout': '75s', 'nginx.org/client-max-body-size': '32m' }],
     ['haproxy', { 'haproxy.org/timeout-server': '75s' }],
     ['alb', { 'alb.ingress.kubernetes.io/load-balancer-attributes': 'idle_timeout.timeout_seconds=75' }],
@@ -816,11 +895,14 @@ describe('the helm test pod', () => {
     expect(existsSync(join(ROOT, 'deploy', 'docker', 'smoke-test.cjs'))).toBe(true);
   });
 
-  it('when rendered, then its policy lets it reach only DNS and the gateway\'s port', () => {
+  it("when rendered, then its policy lets it reach only DNS and the gateway's port", () => {
     const policy = named(manifests, 'NetworkPolicy', `${PREFIX}-smoke-test`);
     expect(policy.spec.podSelector.matchLabels).toEqual(componentSelector('smoke-test'));
     expect(policy.spec.ingress ?? []).toEqual([]);
-    const targets = policy.spec.egress.map((rule: Manifest) => ({ to: rule.to[0].podSelector.matchLabels, ports: rule.ports.map((p: Manifest) => `${p.protocol}/${p.port}`) }));
+    const targets = policy.spec.egress.map((rule: Manifest) => ({
+      to: rule.to[0].podSelector.matchLabels,
+      ports: rule.ports.map((p: Manifest) => `${p.protocol}/${p.port}`),
+    }));
     expect(targets).toEqual([
       { to: { 'k8s-app': 'kube-dns' }, ports: ['UDP/53', 'TCP/53'] },
       { to: componentSelector('gateway'), ports: ['TCP/8080'] },
@@ -891,9 +973,21 @@ describe('the values schema', () => {
     ['a MONGO_URL that is not a MongoDB URL', ['--set', 'stores.mode=external', '--set', 'secrets.values.MONGO_URL=http://x'], 'MONGO_URL'],
     ['a JWT_SIGNING_KEY that is not a PEM private key', ['--set', 'secrets.values.JWT_SIGNING_KEY=not-a-key'], 'JWT_SIGNING_KEY'],
     ['memory mode with two replicas by default', ['--set', 'stores.mode=memory'], '/defaults/replicas'],
-    ['memory mode with two identity replicas', ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.identity.replicas=2'], '/services/identity/replicas'],
-    ['memory mode with an HPA on oauth', ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.oauth.hpa.enabled=true'], '/services/oauth/hpa/enabled'],
-    ['memory mode with HPAs by default', ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'defaults.hpa.enabled=true'], '/defaults/hpa/enabled'],
+    [
+      'memory mode with two identity replicas',
+      ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.identity.replicas=2'],
+      '/services/identity/replicas',
+    ],
+    [
+      'memory mode with an HPA on oauth',
+      ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'services.oauth.hpa.enabled=true'],
+      '/services/oauth/hpa/enabled',
+    ],
+    [
+      'memory mode with HPAs by default',
+      ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1', '--set', 'defaults.hpa.enabled=true'],
+      '/defaults/hpa/enabled',
+    ],
     ['external stores without their URLs', ['--set', 'stores.mode=external'], '/secrets/values/MONGO_URL'],
     ['a store URL with the in-cluster stores', ['--set', 'secrets.values.REDIS_URL=redis://elsewhere:6379'], '/secrets/values/REDIS_URL'],
     ['a store mode the chart does not have', ['--set', 'stores.mode=cloud'], '/stores/mode'],
@@ -942,7 +1036,12 @@ const secretKeyRefs = (manifests: Manifest[]) =>
   [
     ...new Set(
       podSpecs(manifests).flatMap(({ pod }) =>
-        pod.containers.flatMap((c: Container) => (c.env ?? []).map((e: Manifest) => e.valueFrom?.secretKeyRef).filter(Boolean).map((r: Manifest) => `${r.name}/${r.key}`)),
+        pod.containers.flatMap((c: Container) =>
+          (c.env ?? [])
+            .map((e: Manifest) => e.valueFrom?.secretKeyRef)
+            .filter(Boolean)
+            .map((r: Manifest) => `${r.name}/${r.key}`),
+        ),
       ),
     ),
   ].sort();
@@ -977,11 +1076,17 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
   it('when every secret is supplied, then the chart renders no Secret and its pods read exactly the documented keys of the two named Secrets', () => {
     expect(ofKind(manifests, 'Secret')).toEqual([]);
     // And mount each its own TLS Secret, whole, and no other.
-    const mounted = podSpecs(manifests).flatMap(({ name, pod }) => (pod.volumes ?? []).filter((v: Manifest) => v.secret).map((v: Manifest) => `${name} ${v.secret.secretName}`));
+    const mounted = podSpecs(manifests).flatMap(({ name, pod }) =>
+      (pod.volumes ?? []).filter((v: Manifest) => v.secret).map((v: Manifest) => `${name} ${v.secret.secretName}`),
+    );
     // (The gateway's pod holds the operators' CLI's too, for its admin container alone.)
-    expect(mounted.sort()).toEqual([...SERVICES.map((service) => `${PREFIX}-${service} sandbox-${service}-grpc-tls`), `${PREFIX}-gateway sandbox-cli-grpc-tls`].sort());
+    expect(mounted.sort()).toEqual(
+      [...SERVICES.map((service) => `${PREFIX}-${service} sandbox-${service}-grpc-tls`), `${PREFIX}-gateway sandbox-cli-grpc-tls`].sort(),
+    );
     expect(secretKeyRefs(manifests)).toEqual([...REQUIRED_KEYS, OPTIONAL_KEY].sort());
-    const optional = podSpecs(manifests).flatMap(({ pod }) => pod.containers.flatMap((c: Container) => (c.env ?? []).filter((e: Manifest) => e.valueFrom?.secretKeyRef?.optional)));
+    const optional = podSpecs(manifests).flatMap(({ pod }) =>
+      pod.containers.flatMap((c: Container) => (c.env ?? []).filter((e: Manifest) => e.valueFrom?.secretKeyRef?.optional)),
+    );
     expect(optional.map((e: Manifest) => `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`)).toEqual([OPTIONAL_KEY]);
   });
 
@@ -994,7 +1099,12 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
     for (const block of gitops.split(/\n\s*\n/).filter((b) => b.includes('create secret generic'))) {
       // A `for name in a b c; do … done` loop: its body once per name.
       const loop = /for (\w+) in ([^;]+); do([\s\S]*?)done/.exec(block);
-      const commands = loop ? loop[2]!.trim().split(/\s+/).map((value) => loop[3]!.replaceAll(`$${loop[1]}`, value).replaceAll(`\${${loop[1]}}`, value)) : [block];
+      const commands = loop
+        ? loop[2]!
+            .trim()
+            .split(/\s+/)
+            .map((value) => loop[3]!.replaceAll(`$${loop[1]}`, value).replaceAll(`\${${loop[1]}}`, value))
+        : [block];
       for (const command of commands) {
         const secret = /create secret generic "?([^\s"]+)"?/.exec(command)![1]!;
         for (const [, key] of command.matchAll(/--from-(?:literal|file)=([A-Za-z0-9_.-]+)=/g)) created.push(`${secret}/${key}`);
@@ -1005,7 +1115,11 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
 
   it("when the stores' passwords come from your Secret, then each service builds its store URL in the pod from the password variable defined before it, the same URL the chart's own Secret would hold", () => {
     const own = secretData(render(), `${PREFIX}-stores`);
-    for (const [service, urls] of [['identity', ['MONGO_URL', 'REDIS_URL']], ['oauth', ['REDIS_URL']], ['gateway', ['REDIS_URL']]] as const) {
+    for (const [service, urls] of [
+      ['identity', ['MONGO_URL', 'REDIS_URL']],
+      ['oauth', ['REDIS_URL']],
+      ['gateway', ['REDIS_URL']],
+    ] as const) {
       const env: Manifest[] = containerOf(manifests, service).env;
       const at = (name: string) => env.findIndex((e) => e.name === name);
       for (const url of urls) {
@@ -1019,7 +1133,7 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
     }
   });
 
-  it('when the stores\' passwords come from your Secret, then Redis gets its password from the environment on stdin, never on a command line or in the manifest, with the chart\'s own configuration', () => {
+  it("when the stores' passwords come from your Secret, then Redis gets its password from the environment on stdin, never on a command line or in the manifest, with the chart's own configuration", () => {
     const redis = named(manifests, 'StatefulSet', `${PREFIX}-redis`).spec.template.spec;
     const c = redis.containers[0];
     expect(c.command.slice(0, 2)).toEqual(['sh', '-c']);
@@ -1059,7 +1173,7 @@ describe('GitOps: every secret from Secrets made beforehand (Argo CD renders wit
   it.each([
     ['external stores', ['--set', 'stores.mode=external', '--set', 'secrets.existingSecret=s']],
     ['no stores', ['--set', 'stores.mode=memory', '--set', 'defaults.replicas=1']],
-  ])('when stores.existingSecret is set with %s, then the schema refuses it (it holds the in-cluster stores\' passwords)', (_label, args) => {
+  ])("when stores.existingSecret is set with %s, then the schema refuses it (it holds the in-cluster stores' passwords)", (_label, args) => {
     const { status, stderr } = helmTemplate([...args, '--set', 'stores.existingSecret=sandbox-stores']);
     expect(status).not.toBe(0);
     expect(stderr).toContain('/stores/existingSecret');
@@ -1088,8 +1202,19 @@ function renderNotes(args: string[]): string {
  * server's identity (peerIdentity, the runtime's) instead of a host name.
  * Resolves to the identity each side saw, or rejects with the handshake's error.
  */
-async function handshake(server: Record<string, string>, client: Record<string, string>, expectServer: string): Promise<{ serverSaw?: string; clientSaw?: string }> {
-  const tlsServer = createServer({ ca: server['ca.crt'], cert: server['tls.crt'], key: server['tls.key'], requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.3' });
+async function handshake(
+  server: Record<string, string>,
+  client: Record<string, string>,
+  expectServer: string,
+): Promise<{ serverSaw?: string; clientSaw?: string }> {
+  const tlsServer = createServer({
+    ca: server['ca.crt'],
+    cert: server['tls.crt'],
+    key: server['tls.key'],
+    requestCert: true,
+    rejectUnauthorized: true,
+    minVersion: 'TLSv1.3',
+  });
   let serverSaw: string | undefined;
   tlsServer.on('secureConnection', (socket: TLSSocket) => {
     serverSaw = peerIdentity(socket.getPeerCertificate());
@@ -1107,7 +1232,8 @@ async function handshake(server: Record<string, string>, client: Record<string, 
         cert: client['tls.crt'],
         key: client['tls.key'],
         servername: expectServer,
-        checkServerIdentity: (_host, cert) => (peerIdentity(cert) === expectServer ? undefined : new Error(`the server is ${peerIdentity(cert)}, not ${expectServer}`)),
+        checkServerIdentity: (_host, cert) =>
+          peerIdentity(cert) === expectServer ? undefined : new Error(`the server is ${peerIdentity(cert)}, not ${expectServer}`),
       });
       socket.on('secureConnect', () => resolve(peerIdentity(socket.getPeerCertificate())));
       socket.on('error', reject);
@@ -1135,13 +1261,14 @@ describe('mutual TLS between the processes (grpcTls)', () => {
     it('when rendered, then there is one CA Secret and one kubernetes.io/tls Secret per process, each with ca.crt, tls.crt and tls.key', () => {
       const tls = ofKind(manifests, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls');
       expect(tls.map((secret) => secret.metadata.name).sort()).toEqual([`${PREFIX}-grpc-ca`, ...IDENTITIES.map(tlsSecretName)].sort());
-      for (const service of IDENTITIES) expect(Object.keys(named(manifests, 'Secret', tlsSecretName(service)).data).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
+      for (const service of IDENTITIES)
+        expect(Object.keys(named(manifests, 'Secret', tlsSecretName(service)).data).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
       // The CA's key is in its own Secret, which no pod mounts.
       const mounted = podSpecs(manifests).flatMap(({ pod }) => (pod.volumes ?? []).map((v: Manifest) => v.secret?.secretName).filter(Boolean));
       expect(mounted).not.toContain(`${PREFIX}-grpc-ca`);
     });
 
-    it('when the certificates are parsed, then one CA signed every process\'s certificate, whose common name is the process and whose key matches it', () => {
+    it("when the certificates are parsed, then one CA signed every process's certificate, whose common name is the process and whose key matches it", () => {
       const ca = new X509Certificate(secretData(manifests, `${PREFIX}-grpc-ca`)['tls.crt']!);
       expect(ca.ca).toBe(true);
       expect(ca.checkPrivateKey(createPrivateKey(secretData(manifests, `${PREFIX}-grpc-ca`)['tls.key']!))).toBe(true);
@@ -1164,7 +1291,7 @@ describe('mutual TLS between the processes (grpcTls)', () => {
       }
     });
 
-    it('when the gateway calls identity with them, then each side proves the identity the services\' tables name; a certificate from another render\'s CA is refused', async () => {
+    it("when the gateway calls identity with them, then each side proves the identity the services' tables name; a certificate from another render's CA is refused", async () => {
       const gateway = secretData(manifests, tlsSecretName('gateway'));
       const identity = secretData(manifests, tlsSecretName('identity'));
       expect(await handshake(identity, gateway, 'identity')).toEqual({ serverSaw: 'gateway', clientSaw: 'identity' });
@@ -1267,7 +1394,7 @@ describe('mutual TLS between the processes (grpcTls)', () => {
       expect(ofKind(manifests, 'Secret').filter((secret) => secret.type === 'kubernetes.io/tls')).toEqual([]);
     });
 
-    it('when the issuer kind and group are left out, then they are cert-manager\'s Issuer', () => {
+    it("when the issuer kind and group are left out, then they are cert-manager's Issuer", () => {
       const certificate = named(render(['--set', 'grpcTls.certManager.issuerRef.name=sandbox-ca']), 'Certificate', tlsSecretName('data'));
       expect(certificate.spec.issuerRef).toEqual({ name: 'sandbox-ca', kind: 'Issuer', group: 'cert-manager.io' });
     });
@@ -1302,20 +1429,34 @@ describe('mutual TLS between the processes (grpcTls)', () => {
       expect(env.GRPC_TLS_DIR?.value).toBe(GRPC_TLS_DIR);
       // No key of any kind: the CLI needs only its certificate.
       expect(Object.keys(env).filter((name) => /KEY|SECRET|PASSWORD|TOKEN|_URL$/.test(name))).toEqual([]);
-      expect(admin.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(admin.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+      });
       expect(admin.resources.limits.memory).toBe('192Mi');
     });
 
-    it('when its certificate is parsed, then identity\'s certificate accepts it as the CLI', async () => {
-      expect(await handshake(secretData(manifests, tlsSecretName('identity')), secretData(manifests, tlsSecretName('cli')), 'identity')).toEqual({ serverSaw: 'cli', clientSaw: 'identity' });
+    it("when its certificate is parsed, then identity's certificate accepts it as the CLI", async () => {
+      expect(await handshake(secretData(manifests, tlsSecretName('identity')), secretData(manifests, tlsSecretName('cli')), 'identity')).toEqual({
+        serverSaw: 'cli',
+        clientSaw: 'identity',
+      });
     });
 
     it('when the pod is stopped, then the idle container ends at SIGTERM by its own trap, with status 0 (a bare sleep as PID 1 ignores SIGTERM and holds the pod for its grace period)', async () => {
       const [shell, flag, script] = admin.command as [string, string, string];
       const child = spawn(shell, [flag, script], { stdio: 'ignore' });
-      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once('exit', (code, signal) => resolve({ code, signal })),
+      );
       // Its sleep has started, so the trap, set before the loop, is in place: no race with a busy machine.
-      await eventually(async () => readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim(), (children) => children !== '', 10_000);
+      await eventually(
+        async () => readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim(),
+        (children) => children !== '',
+        10_000,
+      );
       child.kill('SIGTERM');
       expect(await ended).toEqual({ code: 0, signal: null });
     });
@@ -1343,8 +1484,12 @@ describe('mutual TLS between the processes (grpcTls)', () => {
     });
 
     it('when the install notes are rendered, then they warn that the ports take plaintext too and say what comes next', () => {
-      expect(renderNotes(['--set', 'grpcTls.mode=accept-tls'])).toMatch(/WARNING: grpcTls\.mode is accept-tls, a step between off and on\. Every gRPC\nport takes plaintext calls too[\s\S]*upgrade with grpcTls\.mode=send-tls\./);
-      expect(renderNotes(['--set', 'grpcTls.mode=send-tls'])).toMatch(/sandbox_grpc_server_plaintext_calls_total\ngrows no more on any pod, upgrade with grpcTls\.mode=on\./);
+      expect(renderNotes(['--set', 'grpcTls.mode=accept-tls'])).toMatch(
+        /WARNING: grpcTls\.mode is accept-tls, a step between off and on\. Every gRPC\nport takes plaintext calls too[\s\S]*upgrade with grpcTls\.mode=send-tls\./,
+      );
+      expect(renderNotes(['--set', 'grpcTls.mode=send-tls'])).toMatch(
+        /sandbox_grpc_server_plaintext_calls_total\ngrows no more on any pod, upgrade with grpcTls\.mode=on\./,
+      );
     });
 
     it.each([
@@ -1375,7 +1520,9 @@ describe('mutual TLS between the processes (grpcTls)', () => {
     });
 
     it('when the install notes are rendered, then they warn that every gRPC port answers anyone', () => {
-      expect(renderNotes(off)).toMatch(/WARNING: grpcTls\.mode is off\. The processes call each other in plaintext and every\ngRPC port answers every RPC to anyone who can reach it/);
+      expect(renderNotes(off)).toMatch(
+        /WARNING: grpcTls\.mode is off\. The processes call each other in plaintext and every\ngRPC port answers every RPC to anyone who can reach it/,
+      );
     });
   });
 
@@ -1384,11 +1531,19 @@ describe('mutual TLS between the processes (grpcTls)', () => {
     ['the switch it replaced (enabled)', ['--set', 'grpcTls.enabled=true'], "additional properties 'enabled' not allowed"],
     ['a Secret for a process the sandbox does not have', ['--set', 'grpcTls.existingSecrets.billing=x'], "additional properties 'billing' not allowed"],
     ['a Secret name Kubernetes refuses', ['--set', 'grpcTls.existingSecrets.data=Data_TLS'], '/grpcTls/existingSecrets/data'],
-    ['an issuer without its name', ['--set', 'grpcTls.certManager.issuerRef.kind=ClusterIssuer'], "at '/grpcTls/certManager/issuerRef': missing property 'name'"],
+    [
+      'an issuer without its name',
+      ['--set', 'grpcTls.certManager.issuerRef.kind=ClusterIssuer'],
+      "at '/grpcTls/certManager/issuerRef': missing property 'name'",
+    ],
     ['a duration cert-manager cannot read', ['--set', 'grpcTls.certManager.duration=90d'], '/grpcTls/certManager/duration'],
     ['a validity of no days', ['--set', 'grpcTls.generated.validityDays=0'], '/grpcTls/generated/validityDays'],
     ['a health port out of range', ['--set', 'services.data.healthPort=70000'], '/services/data/healthPort'],
-    ['a health port that is the gRPC port', ['--set', 'services.data.healthPort=50053'], 'services.data.healthPort (50053) must differ from its gRPC port and the metrics port'],
+    [
+      'a health port that is the gRPC port',
+      ['--set', 'services.data.healthPort=50053'],
+      'services.data.healthPort (50053) must differ from its gRPC port and the metrics port',
+    ],
     ['a health port that is the metrics port', ['--set', 'services.oauth.healthPort=9090'], 'services.oauth.healthPort (9090) must differ'],
     ['a health port on the gateway', ['--set', 'services.gateway.healthPort=8086'], 'services.gateway.healthPort: the gateway speaks HTTP'],
   ])('when given %s, then helm template fails and names it', (_label, args, message) => expectRefused(args, message));
@@ -1403,7 +1558,7 @@ describe('the image', () => {
     expect(stderr).toContain('image.repository is required: build the image from this repository (npm run image), push it to your registry');
   });
 
-  it('when only a repository is given, then the tag is the chart\'s appVersion', () => {
+  it("when only a repository is given, then the tag is the chart's appVersion", () => {
     expect(containerOf(render(), 'gateway').image).toBe('registry.example.org/training-sandbox:1.0.0');
   });
 
@@ -1413,7 +1568,7 @@ describe('the image', () => {
     expect(named(manifests, 'Pod', `${PREFIX}-smoke-test`).spec.containers[0].image).toBe(`registry.example.org/training-sandbox@${DIGEST}`);
   });
 
-  it('when a store\'s image digest is set, then that store runs repository@digest and the other keeps its tag', () => {
+  it("when a store's image digest is set, then that store runs repository@digest and the other keeps its tag", () => {
     const manifests = render(['--set', `stores.redis.image.digest=${DIGEST}`]);
     expect(named(manifests, 'StatefulSet', `${PREFIX}-redis`).spec.template.spec.containers[0].image).toBe(`redis@${DIGEST}`);
     expect(named(manifests, 'StatefulSet', `${PREFIX}-mongodb`).spec.template.spec.containers[0].image).toBe('mongo:8.0');
@@ -1438,7 +1593,11 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
 
   it('when affinity is set in defaults and on one service, then every service and store gets the default and that service both (maps merge)', () => {
     const nodeAffinity = pod('identity').affinity.nodeAffinity;
-    expect(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]).toEqual({ key: 'node-pool', operator: 'In', values: ['sandbox'] });
+    expect(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]).toEqual({
+      key: 'node-pool',
+      operator: 'In',
+      values: ['sandbox'],
+    });
     for (const service of SERVICES) expect(pod(service).affinity.nodeAffinity).toEqual(nodeAffinity);
     for (const name of Object.keys(STORES)) expect(store(name).affinity).toEqual({ nodeAffinity });
     expect(Object.keys(pod('gateway').affinity).sort()).toEqual(['nodeAffinity', 'podAntiAffinity']);
@@ -1446,7 +1605,7 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
     expect(deployment(render(), 'gateway').spec.template.spec.affinity).toBeUndefined();
   });
 
-  it('when several spread constraints are listed, then each pod gets all of them, those without a labelSelector select the service\'s own pods, and [] on a service gives it none', () => {
+  it("when several spread constraints are listed, then each pod gets all of them, those without a labelSelector select the service's own pods, and [] on a service gives it none", () => {
     const constraints = pod('oauth').topologySpreadConstraints;
     expect(constraints.map((c: Manifest) => c.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
     for (const c of constraints) expect(c.labelSelector).toEqual({ matchLabels: componentSelector('oauth') });
@@ -1456,7 +1615,7 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
     for (const name of Object.keys(STORES)) expect(store(name).topologySpreadConstraints).toBeUndefined();
   });
 
-  it('when the chart\'s own values are used, then each service spreads its replicas over nodes, preferably, by its own labels', () => {
+  it("when the chart's own values are used, then each service spreads its replicas over nodes, preferably, by its own labels", () => {
     const defaults = render();
     for (const service of SERVICES) {
       expect(deployment(defaults, service).spec.template.spec.topologySpreadConstraints).toEqual([
@@ -1465,7 +1624,7 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
     }
   });
 
-  it('when extraEnv and extraEnvFrom are set, then the service container gets them after the chart\'s own variables, and a name the chart also sets is replaced, not duplicated', () => {
+  it("when extraEnv and extraEnvFrom are set, then the service container gets them after the chart's own variables, and a name the chart also sets is replaced, not duplicated", () => {
     const c = pod('gateway').containers[0];
     const names: string[] = c.env.map((e: Manifest) => e.name);
     expect(names.slice(-2)).toEqual(['NODE_EXTRA_CA_CERTS', 'LOG_LEVEL']);
@@ -1480,7 +1639,12 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
   it('when extra volumes and mounts are set, then the pod has them beside /tmp and the service container mounts them', () => {
     for (const service of SERVICES) {
       // The gateway's pod also holds the CLI's certificate, for its admin container.
-      expect(pod(service).volumes.map((v: Manifest) => v.name)).toEqual(['tmp', 'grpc-tls', ...(service === 'gateway' ? ['cli-grpc-tls'] : []), 'corporate-ca']);
+      expect(pod(service).volumes.map((v: Manifest) => v.name)).toEqual([
+        'tmp',
+        'grpc-tls',
+        ...(service === 'gateway' ? ['cli-grpc-tls'] : []),
+        'corporate-ca',
+      ]);
       expect(pod(service).containers[0].volumeMounts).toEqual([
         { name: 'tmp', mountPath: '/tmp' },
         { name: 'grpc-tls', mountPath: GRPC_TLS_DIR, readOnly: true },
@@ -1495,14 +1659,15 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
     expect(pod('identity').containers).toHaveLength(1);
   });
 
-  it('when rendered with the chart\'s values, then each service and each store runs as a ServiceAccount of its own whose token is not mounted, and the helm test pod as the namespace\'s default', () => {
+  it("when rendered with the chart's values, then each service and each store runs as a ServiceAccount of its own whose token is not mounted, and the helm test pod as the namespace's default", () => {
     const manifests = render();
     const accounts = ofKind(manifests, 'ServiceAccount');
     const components = [...SERVICES, ...Object.keys(STORES)];
     expect(accounts.map((a) => a.metadata.name).sort()).toEqual(components.map((c) => `${PREFIX}-${c}`).sort());
     for (const account of accounts) expect(account.automountServiceAccountToken).toBe(false);
     for (const service of SERVICES) expect(deployment(manifests, service).spec.template.spec.serviceAccountName).toBe(`${PREFIX}-${service}`);
-    for (const name of Object.keys(STORES)) expect(named(manifests, 'StatefulSet', `${PREFIX}-${name}`).spec.template.spec.serviceAccountName).toBe(`${PREFIX}-${name}`);
+    for (const name of Object.keys(STORES))
+      expect(named(manifests, 'StatefulSet', `${PREFIX}-${name}`).spec.template.spec.serviceAccountName).toBe(`${PREFIX}-${name}`);
     expect(named(manifests, 'Pod', `${PREFIX}-smoke-test`).spec.serviceAccountName).toBe('default');
     // External stores: no store, so no store account.
     expect(ofKind(render(['-f', PRODUCTION_VALUES]), 'ServiceAccount')).toHaveLength(SERVICES.length);
@@ -1511,7 +1676,9 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
   it('when accounts are annotated, renamed or existing ones (create: false), then the pods use those names and only the created ones are rendered', () => {
     const accounts = Object.fromEntries(ofKind(manifests, 'ServiceAccount').map((a) => [a.metadata.name, a.metadata.annotations ?? {}]));
     expect(accounts[`${PREFIX}-gateway`]).toEqual({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::123456789012:role/sandbox-gateway' });
-    expect(Object.keys(accounts).sort()).toEqual([`${PREFIX}-gateway`, `${PREFIX}-identity`, `${PREFIX}-mongodb`, `${PREFIX}-oauth`, 'sandbox-playground'].sort());
+    expect(Object.keys(accounts).sort()).toEqual(
+      [`${PREFIX}-gateway`, `${PREFIX}-identity`, `${PREFIX}-mongodb`, `${PREFIX}-oauth`, 'sandbox-playground'].sort(),
+    );
     expect(pod('playground').serviceAccountName).toBe('sandbox-playground');
     expect(pod('data').serviceAccountName).toBe('shared-workloads');
     expect(store('redis').serviceAccountName).toBe('default');
@@ -1531,13 +1698,25 @@ describe('escape hatches for platform teams (escape-hatches-values.yaml)', () =>
 
   it.each([
     ['an affinity kind Kubernetes does not have', ['--set', 'defaults.affinity.nodeAfinity.x=1'], "invalid propertyName 'nodeAfinity'"],
-    ['a spread constraint without its topologyKey', ['--set', 'services.data.topologySpreadConstraints[0].maxSkew=1', '--set', 'services.data.topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway'], '/services/data/topologySpreadConstraints/0'],
+    [
+      'a spread constraint without its topologyKey',
+      ['--set', 'services.data.topologySpreadConstraints[0].maxSkew=1', '--set', 'services.data.topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway'],
+      '/services/data/topologySpreadConstraints/0',
+    ],
     ['a volume mount without its mountPath', ['--set', 'defaults.extraVolumeMounts[0].name=x'], '/defaults/extraVolumeMounts/0'],
     ['an extra variable without a name', ['--set', 'services.gateway.extraEnv[0].value=x'], '/services/gateway/extraEnv/0'],
     ['a sidecar without an image', ['--set', 'services.gateway.extraContainers[0].name=x'], '/services/gateway/extraContainers/0'],
     ['an unknown key on a ServiceAccount', ['--set', 'services.oauth.serviceAccount.automount=true'], "additional properties 'automount' not allowed"],
-    ['the single topologySpread of chart 0.1.0 (now a list, UPGRADING.md)', ['--set', 'defaults.topologySpread.enabled=false'], "additional properties 'topologySpread' not allowed"],
-    ['the shared serviceAccount of chart 0.1.0 (now per service, UPGRADING.md)', ['--set', 'serviceAccount.create=false'], "additional properties 'serviceAccount' not allowed"],
+    [
+      'the single topologySpread of chart 0.1.0 (now a list, UPGRADING.md)',
+      ['--set', 'defaults.topologySpread.enabled=false'],
+      "additional properties 'topologySpread' not allowed",
+    ],
+    [
+      'the shared serviceAccount of chart 0.1.0 (now per service, UPGRADING.md)',
+      ['--set', 'serviceAccount.create=false'],
+      "additional properties 'serviceAccount' not allowed",
+    ],
   ])('when given %s, then helm template fails and names it', (_label, args, message) => expectRefused(args, message));
 });
 
@@ -1576,7 +1755,7 @@ describe('release discipline', () => {
     expect(field(chartYaml(), 'appVersion')).toBe(pkg.version);
   });
 
-  it('when the chart\'s templates, values or schema change, then Chart.yaml\'s version changes too (chart-digests.json records each version\'s content)', () => {
+  it("when the chart's templates, values or schema change, then Chart.yaml's version changes too (chart-digests.json records each version's content)", () => {
     const version = field(chartYaml(), 'version')!;
     const recorded = (JSON.parse(readFileSync(CHART_DIGESTS, 'utf8')) as Record<string, string>)[version];
     const actual = chartDigest(CHART);
@@ -1592,7 +1771,7 @@ describe('release discipline', () => {
     }
   });
 
-  it('when recorded versions are read, then each is a distinct semver version with distinct content, and the newest is the chart\'s', () => {
+  it("when recorded versions are read, then each is a distinct semver version with distinct content, and the newest is the chart's", () => {
     const digests = JSON.parse(readFileSync(CHART_DIGESTS, 'utf8')) as Record<string, string>;
     const versions = Object.keys(digests);
     for (const v of versions) expect(v).toMatch(/^\d+\.\d+\.\d+$/);
@@ -1601,7 +1780,7 @@ describe('release discipline', () => {
     expect(newest).toBe(field(chartYaml(), 'version'));
   });
 
-  it('when a template changes, then the digest changes; when only Chart.yaml\'s version changes, then it does not', () => {
+  it("when a template changes, then the digest changes; when only Chart.yaml's version changes, then it does not", () => {
     const copy = mkdtempSync(join(tmpdir(), 'chart-digest-'));
     try {
       cpSync(CHART, copy, { recursive: true });
@@ -1618,7 +1797,9 @@ describe('release discipline', () => {
 
   it('when the chart has a version, then UPGRADING.md has a section headed with it', () => {
     const version = field(chartYaml(), 'version')!;
-    const headings = readFileSync(UPGRADING, 'utf8').split('\n').filter((line) => line.startsWith('## '));
+    const headings = readFileSync(UPGRADING, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('## '));
     expect(headings.some((h) => h.split(/[\s:(]+/).includes(version))).toBe(true);
   });
 });

@@ -21,11 +21,16 @@ const STEP_TIMEOUT_MS = 120_000;
 
 /** How the chart and compose run every process: nothing in the container may be changed by it. */
 const HARDENED = [
-  '--read-only', '--read-only-tmpfs=false', // no /tmp, /run or /var/tmp tmpfs either
-  '--ipc', 'none', // no /dev/shm
-  '--user', '10001:10001',
-  '--cap-drop', 'ALL',
-  '--security-opt', 'no-new-privileges',
+  '--read-only',
+  '--read-only-tmpfs=false', // no /tmp, /run or /var/tmp tmpfs either
+  '--ipc',
+  'none', // no /dev/shm
+  '--user',
+  '10001:10001',
+  '--cap-drop',
+  'ALL',
+  '--security-opt',
+  'no-new-privileges',
 ];
 
 type Run = { code: number; stdout: string; stderr: string };
@@ -39,7 +44,13 @@ async function podman(args: string[], timeout = STEP_TIMEOUT_MS): Promise<Run> {
   }
 }
 
-const envFile = (text: string) => Object.fromEntries(text.split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+const envFile = (text: string) =>
+  Object.fromEntries(
+    text
+      .split('\n')
+      .filter((line) => line.includes('='))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 
 let build: Record<string, string>;
 let image: string;
@@ -69,7 +80,9 @@ describe('the built image', () => {
     expect(build.IMAGE_ID).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(Number(build.SIZE_BYTES)).toBeGreaterThan(50_000_000);
     expect(Number(build.ARCHIVE_BYTES)).toBeGreaterThan(10_000_000);
-    const debianPackages = read('.image/debian-packages.txt').split('\n').map((line) => line.split(' ')[0]);
+    const debianPackages = read('.image/debian-packages.txt')
+      .split('\n')
+      .map((line) => line.split(' ')[0]);
     expect(debianPackages).toEqual(expect.arrayContaining(['libc6', 'libstdc++6', 'passwd']));
   });
 
@@ -125,19 +138,35 @@ describe('the built image', () => {
     expect(JSON.parse(stdout)).toEqual({ uid: 10001, gid: 10001, capEff: '0000000000000000', writable: [] });
   });
 
-  it("when the compose file's keys service runs from it twice, then it writes each service's keys once and keeps them", async () => {
-    const keys = ['run', '--rm', ...HARDENED, '--network', 'none', '--volume', `${keysVolume}:/run/sandbox-keys`, image, 'node', 'deploy/docker/generate-keys.cjs', '/run/sandbox-keys'];
-    const first = await podman(keys);
-    expect(first.code).toBe(0);
-    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(first.stdout).toMatch(/identity\.env written[\s\S]*oauth\.env written[\s\S]*data\.env written[\s\S]*tls written/);
-    const second = await podman(keys);
-    expect(second.stdout).toMatch(/identity\.env kept[\s\S]*oauth\.env kept[\s\S]*data\.env kept[\s\S]*tls kept/);
-    // Values are never printed.
-    expect(first.stdout + first.stderr).not.toMatch(/PRIVATE KEY|CERTIFICATE|=[A-Za-z0-9_-]{40,}/);
-  }, 2 * STEP_TIMEOUT_MS);
+  it(
+    "when the compose file's keys service runs from it twice, then it writes each service's keys once and keeps them",
+    async () => {
+      const keys = [
+        'run',
+        '--rm',
+        ...HARDENED,
+        '--network',
+        'none',
+        '--volume',
+        `${keysVolume}:/run/sandbox-keys`,
+        image,
+        'node',
+        'deploy/docker/generate-keys.cjs',
+        '/run/sandbox-keys',
+      ];
+      const first = await podman(keys);
+      expect(first.code).toBe(0);
+      expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(first.stdout).toMatch(/identity\.env written[\s\S]*oauth\.env written[\s\S]*data\.env written[\s\S]*tls written/);
+      const second = await podman(keys);
+      expect(second.stdout).toMatch(/identity\.env kept[\s\S]*oauth\.env kept[\s\S]*data\.env kept[\s\S]*tls kept/);
+      // Values are never printed.
+      expect(first.stdout + first.stderr).not.toMatch(/PRIVATE KEY|CERTIFICATE|=[A-Za-z0-9_-]{40,}/);
+    },
+    2 * STEP_TIMEOUT_MS,
+  );
 
-  it('when the operators\' CLI is asked for help in it, then sandbox-admin answers with its commands', async () => {
+  it("when the operators' CLI is asked for help in it, then sandbox-admin answers with its commands", async () => {
     const { code, stdout } = await podman(['run', '--rm', ...HARDENED, '--network', 'none', image, 'sandbox-admin', '--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: .*sandbox-admin <command>/m);
@@ -176,10 +205,12 @@ describe('every process started from the image', () => {
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-      ...Object.fromEntries(GRPC.flatMap((service) => [
-        [`${service.toUpperCase()}_GRPC_HOST`, '127.0.0.1'],
-        [`${service.toUpperCase()}_GRPC_ADDR`, `127.0.0.1:${ports[`${service.toUpperCase()}_GRPC_PORT`]}`],
-      ])),
+      ...Object.fromEntries(
+        GRPC.flatMap((service) => [
+          [`${service.toUpperCase()}_GRPC_HOST`, '127.0.0.1'],
+          [`${service.toUpperCase()}_GRPC_ADDR`, `127.0.0.1:${ports[`${service.toUpperCase()}_GRPC_PORT`]}`],
+        ]),
+      ),
     };
     const own: Record<(typeof SERVICES)[number], Record<string, string>> = {
       identity: { MONGO_URL: isolatedMongoUrl('image'), REDIS_URL: redisUrl },
@@ -195,53 +226,94 @@ describe('every process started from the image', () => {
       const name = `${label}-${service}`;
       const env = environmentFlags(service, { ...common, ...own[service] });
       const run = await podman([
-        'run', '--detach', '--name', name, ...HARDENED, '--network', 'host',
-        '--volume', `${keysVolume}:/run/sandbox-keys:ro`, ...env, image, ...compose.services[service]!.command,
+        'run',
+        '--detach',
+        '--name',
+        name,
+        ...HARDENED,
+        '--network',
+        'host',
+        '--volume',
+        `${keysVolume}:/run/sandbox-keys:ro`,
+        ...env,
+        image,
+        ...compose.services[service]!.command,
       ]);
       expect({ service, code: run.code, stderr: run.stderr }).toEqual({ service, code: 0, stderr: '' });
       started.push(name);
     }
   }, SERVICES.length * STEP_TIMEOUT_MS);
 
-  it('when the smoke test runs from the image against them, then every step passes', async () => {
-    const { code, stdout, stderr } = await podman(
-      ['run', '--rm', ...HARDENED, '--network', 'host', '--env', 'SMOKE_READY_SECONDS=90', image, 'node', 'deploy/docker/smoke-test.cjs', gatewayUrl],
-      3 * STEP_TIMEOUT_MS,
-    );
-    const logs = code === 0 ? '' : (await Promise.all(started.map((name) => podman(['logs', '--tail', '20', name])))).map((r) => r.stdout + r.stderr).join('\n');
-    expect({ code, stderr, logs }).toEqual({ code: 0, stderr: '', logs: '' });
-    const steps = stdout.trim().split('\n').filter((line) => !line.startsWith('# '));
-    expect(steps.length).toBeGreaterThanOrEqual(5);
-    expect(steps.filter((line) => !line.startsWith('ok - '))).toEqual([]);
-    expect(stdout).toMatch(/^# all passed$/m);
-  }, 4 * STEP_TIMEOUT_MS);
+  it(
+    'when the smoke test runs from the image against them, then every step passes',
+    async () => {
+      const { code, stdout, stderr } = await podman(
+        ['run', '--rm', ...HARDENED, '--network', 'host', '--env', 'SMOKE_READY_SECONDS=90', image, 'node', 'deploy/docker/smoke-test.cjs', gatewayUrl],
+        3 * STEP_TIMEOUT_MS,
+      );
+      const logs =
+        code === 0 ? '' : (await Promise.all(started.map((name) => podman(['logs', '--tail', '20', name])))).map((r) => r.stdout + r.stderr).join('\n');
+      expect({ code, stderr, logs }).toEqual({ code: 0, stderr: '', logs: '' });
+      const steps = stdout
+        .trim()
+        .split('\n')
+        .filter((line) => !line.startsWith('# '));
+      expect(steps.length).toBeGreaterThanOrEqual(5);
+      expect(steps.filter((line) => !line.startsWith('ok - '))).toEqual([]);
+      expect(stdout).toMatch(/^# all passed$/m);
+    },
+    4 * STEP_TIMEOUT_MS,
+  );
 
-  it("when compose's healthcheck runs in each gRPC service's container, then the plaintext health port answers SERVING and the gRPC port, which wants a certificate, does not answer it", async () => {
-    for (const service of GRPC) {
-      const test = compose.services[service]!.healthcheck!.test;
-      expect(test.slice(0, 4)).toEqual(['CMD', 'node', 'deploy/docker/healthcheck.cjs', 'grpc']);
-      const onHealthPort = await podman(['exec', `${label}-${service}`, ...test.slice(1, 4), String(ports[`${service.toUpperCase()}_HEALTH_PORT`])]);
-      expect({ service, code: onHealthPort.code, stderr: onHealthPort.stderr }).toEqual({ service, code: 0, stderr: '' });
-      const onGrpcPort = await podman(['exec', `${label}-${service}`, ...test.slice(1, 4), String(ports[`${service.toUpperCase()}_GRPC_PORT`])]);
-      expect({ service, code: onGrpcPort.code }).toEqual({ service, code: 1 });
-      expect(onGrpcPort.stderr).toMatch(/^unhealthy: /m);
-    }
-  }, 2 * STEP_TIMEOUT_MS);
+  it(
+    "when compose's healthcheck runs in each gRPC service's container, then the plaintext health port answers SERVING and the gRPC port, which wants a certificate, does not answer it",
+    async () => {
+      for (const service of GRPC) {
+        const test = compose.services[service]!.healthcheck!.test;
+        expect(test.slice(0, 4)).toEqual(['CMD', 'node', 'deploy/docker/healthcheck.cjs', 'grpc']);
+        const onHealthPort = await podman(['exec', `${label}-${service}`, ...test.slice(1, 4), String(ports[`${service.toUpperCase()}_HEALTH_PORT`])]);
+        expect({ service, code: onHealthPort.code, stderr: onHealthPort.stderr }).toEqual({ service, code: 0, stderr: '' });
+        const onGrpcPort = await podman(['exec', `${label}-${service}`, ...test.slice(1, 4), String(ports[`${service.toUpperCase()}_GRPC_PORT`])]);
+        expect({ service, code: onGrpcPort.code }).toEqual({ service, code: 1 });
+        expect(onGrpcPort.stderr).toMatch(/^unhealthy: /m);
+      }
+    },
+    2 * STEP_TIMEOUT_MS,
+  );
 
-  it("when the operators' CLI runs from the image as compose's admin service does, then its own certificate lets it act, and the gateway's does not", async () => {
-    const admin = compose.services.admin!;
-    const asAdmin = (extra: Record<string, string>) =>
-      podman(['run', '--rm', ...HARDENED, '--network', 'host', '--volume', `${keysVolume}:/run/sandbox-keys:ro`, ...environmentFlags('admin', { ...common, ...extra }), image, admin.command[0]!, 'users', '--json']);
-    const own = await asAdmin({});
-    expect({ code: own.code, stderr: own.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(own.stdout)).toMatchObject({ users: expect.any(Array), total: expect.any(Number) });
-    const borrowed = await asAdmin({ GRPC_TLS_DIR: '/run/sandbox-keys/tls/gateway' });
-    expect(borrowed.code).toBe(1);
-    expect(borrowed.stderr).toMatch(/\(operator_required\)/);
-  }, 2 * STEP_TIMEOUT_MS);
+  it(
+    "when the operators' CLI runs from the image as compose's admin service does, then its own certificate lets it act, and the gateway's does not",
+    async () => {
+      const admin = compose.services.admin!;
+      const asAdmin = (extra: Record<string, string>) =>
+        podman([
+          'run',
+          '--rm',
+          ...HARDENED,
+          '--network',
+          'host',
+          '--volume',
+          `${keysVolume}:/run/sandbox-keys:ro`,
+          ...environmentFlags('admin', { ...common, ...extra }),
+          image,
+          admin.command[0]!,
+          'users',
+          '--json',
+        ]);
+      const own = await asAdmin({});
+      expect({ code: own.code, stderr: own.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(own.stdout)).toMatchObject({ users: expect.any(Array), total: expect.any(Number) });
+      const borrowed = await asAdmin({ GRPC_TLS_DIR: '/run/sandbox-keys/tls/gateway' });
+      expect(borrowed.code).toBe(1);
+      expect(borrowed.stderr).toMatch(/\(operator_required\)/);
+    },
+    2 * STEP_TIMEOUT_MS,
+  );
 
   it('when they run, then each is still up, as UID 10001, from the image', async () => {
     const { stdout } = await podman(['inspect', '--format', '{{.Name}} {{.State.Status}} {{.Config.User}} {{.ImageName}}', ...started]);
-    expect(stdout.trim().split('\n').sort()).toEqual(started.map((name) => `${name} running 10001:10001 ${image.includes('/') ? image : `localhost/${image}`}`).sort());
+    expect(stdout.trim().split('\n').sort()).toEqual(
+      started.map((name) => `${name} running 10001:10001 ${image.includes('/') ? image : `localhost/${image}`}`).sort(),
+    );
   });
 });

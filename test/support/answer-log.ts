@@ -71,7 +71,11 @@ function describedOperations(): Set<string> {
  */
 let operatorOnly: Set<string> | undefined;
 function operatorOnlyRows(): Set<string> {
-  operatorOnly ??= new Set(routeTable().filter((row) => row.operatorOnly).map((row) => row.path));
+  operatorOnly ??= new Set(
+    routeTable()
+      .filter((row) => row.operatorOnly)
+      .map((row) => row.path),
+  );
   return operatorOnly;
 }
 
@@ -96,7 +100,11 @@ export async function answersBreakingTheContract(): Promise<string[]> {
       // The served operator's document needs an operator's session to fetch; it is built from the same rows as this one.
       const forOperators = operatorOnlyRows().has(answer.route!);
       if (forOperators) entry.operatorChecker ??= new OpenApiChecker(offlineOpenApiDocument(baseUrl, { operator: true }));
-      const found = (forOperators ? entry.operatorChecker! : checker).problems(answer.method, answer.path, { status: answer.status, headers: answer.headers, body: answer.body! });
+      const found = (forOperators ? entry.operatorChecker! : checker).problems(answer.method, answer.path, {
+        status: answer.status,
+        headers: answer.headers,
+        body: answer.body!,
+      });
       if (found.length) problems.push(`${answer.method} ${answer.path} -> ${answer.status} (request ${answer.requestId}): ${found.join('; ')}`);
     }
   }

@@ -29,7 +29,9 @@ const CHROMIUM_ARGS = [
 /** Headless Chromium with a fresh profile (Playwright makes a new user-data dir per launch and removes it on close). */
 export async function launchChromium(timeoutMs = 60_000): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`No Chromium at ${CHROMIUM_PATH}: run \`bash -c 'source scripts/lib/provision.sh; ensure_chromium'\` (npm test does it), or set CHROMIUM_PATH.`);
+    throw new Error(
+      `No Chromium at ${CHROMIUM_PATH}: run \`bash -c 'source scripts/lib/provision.sh; ensure_chromium'\` (npm test does it), or set CHROMIUM_PATH.`,
+    );
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: timeoutMs });
 }
@@ -74,9 +76,7 @@ export interface FetchInit {
 }
 
 /** What a page's fetch() came to: the answer as the page may read it, or the error it threw. */
-export type FetchOutcome =
-  | { kind: 'answer'; status: number; body: string; requestId: string | null }
-  | { kind: 'error'; name: string; message: string };
+export type FetchOutcome = { kind: 'answer'; status: number; body: string; requestId: string | null } | { kind: 'error'; name: string; message: string };
 
 /**
  * Runs fetch() inside the page, so the browser applies CORS exactly as it

@@ -22,9 +22,10 @@ export function rawRequest(
   return new Promise((resolve, reject) => {
     // localAddress: any of 127.0.0.0/8, for tests that need several client addresses.
     // A body always travels with its length: node sends a GET's body unframed otherwise, which the server reads as the next request.
-    const headers = options.body !== undefined && !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'content-length')
-      ? { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) }
-      : options.headers;
+    const headers =
+      options.body !== undefined && !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'content-length')
+        ? { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) }
+        : options.headers;
     const requestOptions = { method: options.method ?? 'GET', headers, rejectUnauthorized: false, localAddress: options.localAddress };
     const req = client.request(target, requestOptions, (res) => {
       const chunks: Buffer[] = [];
@@ -41,7 +42,12 @@ export function rawRequest(
 }
 
 /** Polls until the predicate holds, or fails with the last value seen. */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number, intervalMs = 50): Promise<{ value: T; elapsedMs: number }> {
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs: number,
+  intervalMs = 50,
+): Promise<{ value: T; elapsedMs: number }> {
   const started = Date.now();
   let value = await probe();
   while (!accept(value)) {
@@ -67,7 +73,8 @@ export function apiRequest(
       ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
       ...options.headers,
     },
-    body: options.body === undefined ? undefined : typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body),
+    body:
+      options.body === undefined ? undefined : typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body),
   });
 }
 

@@ -71,7 +71,12 @@ const provider = new Provider(issuer, {
   ttl: { Interaction: 600, Session: 600, Grant: 600, AuthorizationCode: 60, AccessToken: 600, IdToken: 3600 },
   renderError: async (ctx, out) => {
     ctx.type = 'html';
-    ctx.body = page('Sign-in error', Object.entries(out).map(([k, v]) => `<p><strong>${escape(k)}</strong>: ${escape(v)}</p>`).join(''));
+    ctx.body = page(
+      'Sign-in error',
+      Object.entries(out)
+        .map(([k, v]) => `<p><strong>${escape(k)}</strong>: ${escape(v)}</p>`)
+        .join(''),
+    );
   },
 });
 const handle = provider.callback();
@@ -104,7 +109,12 @@ async function interaction(req, res, url) {
     return send(res, 200, 'text/html; charset=utf-8', consentForm(uid, params.client_id, prompt.details.missingOIDCScope ?? []));
   }
   if (req.method === 'GET' && action === 'abort') {
-    return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person cancelled the sign-in.' }, { mergeWithLastSubmission: false });
+    return provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The person cancelled the sign-in.' },
+      { mergeWithLastSubmission: false },
+    );
   }
   if (req.method === 'POST' && action === 'login') {
     const form = new URLSearchParams(await readBody(req));

@@ -58,7 +58,11 @@ export async function startOidcProvider(env: NodeJS.ProcessEnv = {}, timeoutMs =
     issuer,
     jwksUrl: `${issuer}/jwks`,
     async registerClient(metadata) {
-      const res = await rawRequest(`${issuer}/__fixture/clients`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(metadata) });
+      const res = await rawRequest(`${issuer}/__fixture/clients`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(metadata),
+      });
       if (res.status !== 200) throw new Error(`the provider refused the client: ${res.body}`);
     },
     output: () => output,
@@ -113,7 +117,9 @@ export class CookieJar {
   /** The Cookie header for a request to `url`, if any cookie goes with it. */
   header(url: URL): string | undefined {
     const now = this.now();
-    const sent = this.cookies.filter((c) => c.host === url.hostname && c.expiresAt > now && (url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)));
+    const sent = this.cookies.filter(
+      (c) => c.host === url.hostname && c.expiresAt > now && (url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)),
+    );
     return sent.length ? sent.map((c) => `${c.name}=${c.value}`).join('; ') : undefined;
   }
 
@@ -143,7 +149,11 @@ export class HandBrowser {
     const body = options.form ? new URLSearchParams(options.form).toString() : undefined;
     const response = await rawRequest(url.href, {
       method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
-      headers: { ...(cookie ? { Cookie: cookie } : {}), ...(body !== undefined ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}), ...options.headers },
+      headers: {
+        ...(cookie ? { Cookie: cookie } : {}),
+        ...(body !== undefined ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
+        ...options.headers,
+      },
       body,
     });
     this.jar.store(url, response.headers['set-cookie']);
@@ -188,7 +198,12 @@ export class HandBrowser {
  * endpoint led: the login form, then the consent form, then redirects until
  * `stopAt` (the relying party's callback, or past it).
  */
-export async function signInAtProvider(browser: HandBrowser, loginPage: Visit, account: { login: string; password: string }, stopAt?: (url: URL) => boolean): Promise<{ url: URL; response?: RawResponse }> {
+export async function signInAtProvider(
+  browser: HandBrowser,
+  loginPage: Visit,
+  account: { login: string; password: string },
+  stopAt?: (url: URL) => boolean,
+): Promise<{ url: URL; response?: RawResponse }> {
   const login = HandBrowser.form(loginPage.response.body, loginPage.url);
   let step = await browser.follow(login.action, { form: { ...login.fields, login: account.login, password: account.password }, stopAt });
   if (step.response && /name="login"/.test(step.response.body)) throw new Error('the provider refused the login');

@@ -57,7 +57,12 @@ export class OpenApiChecker {
       .map((path) => ({
         path,
         params: (path.match(/\{[^}]+\}/g) ?? []).length,
-        pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`),
+        pattern: new RegExp(
+          `^${path
+            .split(/\{[^}]+\}/)
+            .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+            .join('[^/]+')}/?$`,
+        ),
       }))
       .sort((a, b) => a.params - b.params);
   }

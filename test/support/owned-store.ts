@@ -32,7 +32,12 @@ export interface OwnedStore {
  */
 export async function ownRedis(): Promise<OwnedStore> {
   const port = await freePort();
-  return owned(process.env.REDIS_SERVER_BIN ?? 'redis-server', (dir) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], port, `redis://127.0.0.1:${port}`);
+  return owned(
+    process.env.REDIS_SERVER_BIN ?? 'redis-server',
+    (dir) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir],
+    port,
+    `redis://127.0.0.1:${port}`,
+  );
 }
 
 /** FerretDB on SQLite (FERRETDB_BIN, else the one scripts/lib/provision.sh built into .tools). */
@@ -40,7 +45,15 @@ export async function ownFerretDb(): Promise<OwnedStore> {
   const port = await freePort();
   return owned(
     process.env.FERRETDB_BIN ?? provisionedFerretDb(),
-    (dir) => ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--listen-addr=127.0.0.1:${port}`, `--state-dir=${dir}`, '--telemetry=disable', '--debug-addr=-', '--log-level=error'],
+    (dir) => [
+      '--handler=sqlite',
+      `--sqlite-url=file:${dir}/`,
+      `--listen-addr=127.0.0.1:${port}`,
+      `--state-dir=${dir}`,
+      '--telemetry=disable',
+      '--debug-addr=-',
+      '--log-level=error',
+    ],
     port,
     `mongodb://127.0.0.1:${port}`,
   );

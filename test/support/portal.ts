@@ -13,14 +13,19 @@ export interface CreatedApp {
 
 /** A new portal user, as the portal registers one; resolves to the session token. */
 export async function registerUser(baseUrl: string): Promise<string> {
-  const res = await apiRequest(baseUrl, 'POST', '/api/auth/register', { body: { email: `learner-${randomBytes(5).toString('hex')}@example.org`, password: 'correct horse battery' } });
+  const res = await apiRequest(baseUrl, 'POST', '/api/auth/register', {
+    body: { email: `learner-${randomBytes(5).toString('hex')}@example.org`, password: 'correct horse battery' },
+  });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.body}`);
   return res.json().token;
 }
 
 /** A new app for that user; `scopes` omitted means every pack scope. */
 export async function createApp(baseUrl: string, session: string, options: { name?: string; scopes?: string[] } = {}): Promise<CreatedApp> {
-  const res = await apiRequest(baseUrl, 'POST', '/api/apps', { token: session, body: { name: options.name ?? 'test app', ...(options.scopes ? { scopes: options.scopes } : {}) } });
+  const res = await apiRequest(baseUrl, 'POST', '/api/apps', {
+    token: session,
+    body: { name: options.name ?? 'test app', ...(options.scopes ? { scopes: options.scopes } : {}) },
+  });
   if (res.status !== 201) throw new Error(`create app failed: ${res.status} ${res.body}`);
   return res.json();
 }

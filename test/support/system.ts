@@ -68,8 +68,12 @@ const PORT_CLASH_ATTEMPTS = 3;
 async function startSystemOnce(extraEnv: NodeJS.ProcessEnv, options: number | SystemOptions): Promise<RunningSystem> {
   const { timeoutMs = 60_000, metrics = false } = typeof options === 'number' ? { timeoutMs: options } : options;
   const ports = { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() };
-  const metricsPorts = metrics ? { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() } : undefined;
-  const metricsEnv = metricsPorts ? Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [METRICS_PORT_VARIABLES[name as ServiceName], String(port)])) : {};
+  const metricsPorts = metrics
+    ? { gateway: await freePort(), identity: await freePort(), oauth: await freePort(), data: await freePort(), playground: await freePort() }
+    : undefined;
+  const metricsEnv = metricsPorts
+    ? Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [METRICS_PORT_VARIABLES[name as ServiceName], String(port)]))
+    : {};
   // Every answer the gateway writes, for the contract check after each test (answer-log.ts).
   const answers = new AnswerLog();
   const env: NodeJS.ProcessEnv = {

@@ -76,7 +76,9 @@ export async function clientAsAllowedCallers<C extends Client>(
   return new Proxy(first, {
     get(target, property) {
       if (property === 'close') return () => byCaller.forEach((client) => client.close());
-      if (property === 'clientStream') return (name: string, ...rest: unknown[]) => (byCaller.get(callerOf.get(name)!)! as unknown as { clientStream: (...a: unknown[]) => unknown }).clientStream(name, ...rest);
+      if (property === 'clientStream')
+        return (name: string, ...rest: unknown[]) =>
+          (byCaller.get(callerOf.get(name)!)! as unknown as { clientStream: (...a: unknown[]) => unknown }).clientStream(name, ...rest);
       const caller = typeof property === 'string' ? callerOf.get(property) : undefined;
       return caller ? (byCaller.get(caller)! as Record<string | symbol, unknown>)[property] : (target as Record<string | symbol, unknown>)[property];
     },

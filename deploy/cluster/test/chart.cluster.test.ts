@@ -66,7 +66,12 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
  */
 const freshAgent = new http.Agent({ keepAlive: false, maxSockets: 64 });
 type Answer = { status: number; json: any };
-function request(base: string, method: string, path: string, opts: { token?: string; apiKey?: string; body?: unknown; timeoutMs?: number; agent?: http.Agent } = {}): Promise<Answer> {
+function request(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; apiKey?: string; body?: unknown; timeoutMs?: number; agent?: http.Agent } = {},
+): Promise<Answer> {
   const url = new URL(path, base);
   const body = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -80,7 +85,11 @@ function request(base: string, method: string, path: string, opts: { token?: str
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let json: any;
-        try { json = JSON.parse(text); } catch { json = undefined; }
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
         resolveAnswer({ status: res.statusCode ?? 0, json });
       });
       res.on('error', reject);
@@ -91,7 +100,15 @@ function request(base: string, method: string, path: string, opts: { token?: str
   });
 }
 
-type LoadResult = { sent: number; ok: number; failed: number; failures: Record<string, number>; messages: Record<string, string>; durationMs: number; rps: number };
+type LoadResult = {
+  sent: number;
+  ok: number;
+  failed: number;
+  failures: Record<string, number>;
+  messages: Record<string, string>;
+  durationMs: number;
+  rps: number;
+};
 type Probe = { name: string; method: string; path: string; apiKey?: string; token?: string; expect: number };
 /**
  * A bounded load: `concurrency` workers, each paced to `rps / concurrency`,
@@ -133,7 +150,14 @@ function startLoad(base: string, probes: Probe[], { rps = 40, concurrency = 8, m
     result.rps = Math.round((result.sent * 1000) / result.durationMs);
     return result;
   });
-  const handle = { stop: async () => { stopped = true; return done; }, result, done };
+  const handle = {
+    stop: async () => {
+      stopped = true;
+      return done;
+    },
+    result,
+    done,
+  };
   running.add(handle);
   void done.then(() => running.delete(handle));
   return handle;
@@ -167,9 +191,15 @@ async function waitReady(ns: string, timeoutMs = 600_000) {
   for (;;) {
     const deployments = await kjson<{ items: any[] }>('-n', ns, 'get', 'deployments');
     const all = await pods(ns);
-    const settled = deployments.items.length === COMPONENTS.length && deployments.items.every((d) =>
-      d.status.observedGeneration >= d.metadata.generation && d.status.updatedReplicas === d.spec.replicas &&
-      d.status.readyReplicas === d.spec.replicas && (d.status.replicas ?? 0) === d.spec.replicas);
+    const settled =
+      deployments.items.length === COMPONENTS.length &&
+      deployments.items.every(
+        (d) =>
+          d.status.observedGeneration >= d.metadata.generation &&
+          d.status.updatedReplicas === d.spec.replicas &&
+          d.status.readyReplicas === d.spec.replicas &&
+          (d.status.replicas ?? 0) === d.spec.replicas,
+      );
     const livePods = all.filter((p) => !p.metadata.hasOwnProperty('deletionTimestamp') && !(p.metadata as any).deletionTimestamp);
     if (settled && livePods.every(ready) && livePods.length === all.length) return all;
     if (Date.now() > end) {
@@ -193,16 +223,28 @@ async function helmTest(ns: string, release: string) {
 /** A restricted-compliant pod from the sandbox's image that fetches URL by its DNS name; its exit code and output. */
 async function fetchFromPod(ns: string, name: string, url: string) {
   const pod = {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
     spec: {
-      restartPolicy: 'Never', automountServiceAccountToken: false, enableServiceLinks: false,
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
       securityContext: { runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } },
-      containers: [{
-        name: 'fetch', image: 'localhost/training-sandbox:1.0.0', imagePullPolicy: 'Never',
-        command: ['node', '-e', `fetch(${JSON.stringify(url)}).then(async (r) => { console.log(r.status, (await r.text()).slice(0, 200)); process.exit(r.status === 200 ? 0 : 1); }, (e) => { console.log('error', e.cause?.code ?? e.message); process.exit(1); })`],
-        securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-        resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
-      }],
+      containers: [
+        {
+          name: 'fetch',
+          image: 'localhost/training-sandbox:1.0.0',
+          imagePullPolicy: 'Never',
+          command: [
+            'node',
+            '-e',
+            `fetch(${JSON.stringify(url)}).then(async (r) => { console.log(r.status, (await r.text()).slice(0, 200)); process.exit(r.status === 200 ? 0 : 1); }, (e) => { console.log('error', e.cause?.code ?? e.message); process.exit(1); })`,
+          ],
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+          resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
+        },
+      ],
     },
   };
   const file = join(dirname(FIGURES), `${name}.json`);
@@ -225,7 +267,10 @@ async function learner(base: string) {
   const password = randomBytes(18).toString('base64url');
   const reg = await request(base, 'POST', '/api/auth/register', { body: { email, password } });
   expect(reg.status).toBe(201);
-  const app = await request(base, 'POST', '/api/apps', { token: reg.json.token, body: { name: 'cluster load', description: 'deploy/cluster test', scopes: ['hr:read'] } });
+  const app = await request(base, 'POST', '/api/apps', {
+    token: reg.json.token,
+    body: { name: 'cluster load', description: 'deploy/cluster test', scopes: ['hr:read'] },
+  });
   expect(app.status).toBe(201);
   return { token: reg.json.token as string, apiKey: app.json.apiKey as string };
 }
@@ -260,7 +305,9 @@ const uidsOf = async (ns: string, c: Component) => new Set((await pods(ns, c)).m
 function followWarnings(ns: string) {
   const lines: string[] = [];
   const follow = (selector: string) => {
-    const child = spawn(KUBECTL, ['-n', ns, 'logs', '-f', '-l', selector, '--prefix', '--since=2s', '--max-log-requests', '40'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(KUBECTL, ['-n', ns, 'logs', '-f', '-l', selector, '--prefix', '--since=2s', '--max-log-requests', '40'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let rest = '';
     child.stdout.on('data', (chunk: Buffer) => {
       const text = rest + chunk.toString('utf8');
@@ -275,8 +322,21 @@ function followWarnings(ns: string) {
     /** Pods started after the follow began are not followed: read them once at the end. */
     async stop(since: Date) {
       for (const child of children) child.kill();
-      const fresh = await kubectl('-n', ns, 'logs', '-l', 'app.kubernetes.io/component', '--prefix', `--since-time=${since.toISOString()}`, '--max-log-requests', '40', '--tail', '-1').catch((e: Error) => e.message);
-      for (const line of fresh.split('\n')) if (/"level":"(warn|error|fatal)"/.test(line) && !lines.includes(line.slice(0, 600)) && lines.length < 200) lines.push(line.slice(0, 600));
+      const fresh = await kubectl(
+        '-n',
+        ns,
+        'logs',
+        '-l',
+        'app.kubernetes.io/component',
+        '--prefix',
+        `--since-time=${since.toISOString()}`,
+        '--max-log-requests',
+        '40',
+        '--tail',
+        '-1',
+      ).catch((e: Error) => e.message);
+      for (const line of fresh.split('\n'))
+        if (/"level":"(warn|error|fatal)"/.test(line) && !lines.includes(line.slice(0, 600)) && lines.length < 200) lines.push(line.slice(0, 600));
       return lines;
     },
   };
@@ -284,10 +344,21 @@ function followWarnings(ns: string) {
 
 /** The sum of one metric's series on a pod's metrics port (9090); 0 when it has none. */
 async function metricSum(podIP: string, name: string): Promise<number> {
-  const text = await new Promise<string>((res, rej) => http.get(`http://${podIP}:9090/metrics`, { agent: false }, (r) => {
-    let b = ''; r.on('data', (c) => { b += c; }); r.on('end', () => res(b));
-  }).on('error', rej));
-  return text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  const text = await new Promise<string>((res, rej) =>
+    http
+      .get(`http://${podIP}:9090/metrics`, { agent: false }, (r) => {
+        let b = '';
+        r.on('data', (c) => {
+          b += c;
+        });
+        r.on('end', () => res(b));
+      })
+      .on('error', rej),
+  );
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
 }
 
 // --- the steps ----------------------------------------------------------------
@@ -326,11 +397,23 @@ describe('the chart on a real one-node Kubernetes', () => {
     const db = `cluster${Date.now()}`;
     const t0 = Date.now();
     // mutual TLS comes with the next step, the three upgrades of a release that had none
-    await helm('install', RELEASE, CHART, '-n', EXT_NS, '-f', VALUES,
-      '--set', 'grpcTls.mode=off',
-      '--set', 'stores.mode=external',
-      '--set', `secrets.values.MONGO_URL=mongodb://${STORE_HOST}:27017/${db}`,
-      '--set', `secrets.values.REDIS_URL=redis://${STORE_HOST}:6379`);
+    await helm(
+      'install',
+      RELEASE,
+      CHART,
+      '-n',
+      EXT_NS,
+      '-f',
+      VALUES,
+      '--set',
+      'grpcTls.mode=off',
+      '--set',
+      'stores.mode=external',
+      '--set',
+      `secrets.values.MONGO_URL=mongodb://${STORE_HOST}:27017/${db}`,
+      '--set',
+      `secrets.values.REDIS_URL=redis://${STORE_HOST}:6379`,
+    );
     const all = await waitReady(EXT_NS);
     figure('external.timeToReadySeconds', Math.round((Date.now() - t0) / 1000));
     expect(all).toHaveLength(COMPONENTS.length * 2);
@@ -351,7 +434,10 @@ describe('the chart on a real one-node Kubernetes', () => {
     expect(await resolver.resolve4(`${GATEWAY}.${EXT_NS}.svc.cluster.local`)).toEqual([ip]);
     for (const c of COMPONENTS.filter((x) => x !== 'gateway')) {
       const ips = (await resolver.resolve4(`${fullname(RELEASE)}-${c}.${EXT_NS}.svc.cluster.local`)).sort();
-      const podIPs = (await pods(EXT_NS, c)).filter(ready).map((p) => p.status.podIP).sort();
+      const podIPs = (await pods(EXT_NS, c))
+        .filter(ready)
+        .map((p) => p.status.podIP)
+        .sort();
       expect(ips).toEqual(podIPs);
     }
     // and from inside the cluster, by the Service's short name
@@ -375,19 +461,40 @@ describe('the chart on a real one-node Kubernetes', () => {
       const all = await waitReady(EXT_NS);
       const rolloutSeconds = Math.round((Date.now() - t0) / 1000);
       // what an operator reads before the next step (UPGRADING.md): each service pod's count of plaintext calls
-      const plaintext = async () => Object.fromEntries(await Promise.all(all.filter((p) => p.metadata.labels['app.kubernetes.io/component'] !== 'gateway')
-        .map(async (p) => [p.metadata.name, await metricSum(p.status.podIP, 'sandbox_grpc_server_plaintext_calls_total')] as const)));
+      const plaintext = async () =>
+        Object.fromEntries(
+          await Promise.all(
+            all
+              .filter((p) => p.metadata.labels['app.kubernetes.io/component'] !== 'gateway')
+              .map(async (p) => [p.metadata.name, await metricSum(p.status.podIP, 'sandbox_grpc_server_plaintext_calls_total')] as const),
+          ),
+        );
       const countedAfterRoll = await plaintext();
       await sleep(8000);
       const countedLater = await plaintext();
       const result = await load.stop();
       // the processes' own start-up warning of a migration setting is expected: the rest explains a failure
-      const warned = (await warnings.stop(stepStarted)).filter((l) => !l.includes('this port takes calls in plaintext too') && !l.includes('calls taken in plaintext'));
-      outcome[mode] = { rolloutSeconds, sent: result.sent, ok: result.ok, failed: result.failed, failures: result.failures, messages: result.messages, plaintextCalls: countedLater, warnings: warned };
+      const warned = (await warnings.stop(stepStarted)).filter(
+        (l) => !l.includes('this port takes calls in plaintext too') && !l.includes('calls taken in plaintext'),
+      );
+      outcome[mode] = {
+        rolloutSeconds,
+        sent: result.sent,
+        ok: result.ok,
+        failed: result.failed,
+        failures: result.failures,
+        messages: result.messages,
+        plaintextCalls: countedLater,
+        warnings: warned,
+      };
       figure('upgrade.grpcTlsMigration', outcome);
 
       expect(all.filter((p) => before.has(p.metadata.uid)).map((p) => p.metadata.name)).toEqual([]);
-      for (const p of all) expect({ pod: p.metadata.name, GRPC_TLS: p.spec.containers[0].env.find((e: { name: string }) => e.name === 'GRPC_TLS')?.value }).toEqual({ pod: p.metadata.name, GRPC_TLS: mode });
+      for (const p of all)
+        expect({ pod: p.metadata.name, GRPC_TLS: p.spec.containers[0].env.find((e: { name: string }) => e.name === 'GRPC_TLS')?.value }).toEqual({
+          pod: p.metadata.name,
+          GRPC_TLS: mode,
+        });
       // Every learner-facing call answered, as in the upgrade below; /health/ready
       // is held apart for the same reason (a draining replica's NOT_SERVING can
       // still make it say "down" while the other serves; docs/cluster.md,
@@ -434,7 +541,19 @@ describe('the chart on a real one-node Kubernetes', () => {
     const load = startLoad(base, probes, { rps: 40, concurrency: 8, maxMs: 8 * 60_000 });
     await sleep(5000);
     const t0 = Date.now();
-    await helm('upgrade', RELEASE, CHART, '-n', EXT_NS, '--reset-then-reuse-values', '--set', `secrets.values.PAGE_TOKEN_KEY=${newKey}`, '--wait', '--timeout', '8m');
+    await helm(
+      'upgrade',
+      RELEASE,
+      CHART,
+      '-n',
+      EXT_NS,
+      '--reset-then-reuse-values',
+      '--set',
+      `secrets.values.PAGE_TOKEN_KEY=${newKey}`,
+      '--wait',
+      '--timeout',
+      '8m',
+    );
     await waitReady(EXT_NS);
     const rolloutSeconds = Math.round((Date.now() - t0) / 1000);
     await sleep(10_000);
@@ -533,10 +652,21 @@ describe('the chart on a real one-node Kubernetes', () => {
     const readySeconds = Math.round((Date.now() - t0) / 1000);
     // the new pod's own count of served calls (its /metrics on the pod IP)
     const served = async () => {
-      const text = await new Promise<string>((res, rej) => http.get(`http://${added!.status.podIP}:9090/metrics`, { agent: false }, (r) => {
-        let b = ''; r.on('data', (c) => { b += c; }); r.on('end', () => res(b));
-      }).on('error', rej));
-      return text.split('\n').filter((l) => l.startsWith('sandbox_grpc_server_calls_total')).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+      const text = await new Promise<string>((res, rej) =>
+        http
+          .get(`http://${added!.status.podIP}:9090/metrics`, { agent: false }, (r) => {
+            let b = '';
+            r.on('data', (c) => {
+              b += c;
+            });
+            r.on('end', () => res(b));
+          })
+          .on('error', rej),
+      );
+      return text
+        .split('\n')
+        .filter((l) => l.startsWith('sandbox_grpc_server_calls_total'))
+        .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
     };
     let firstCallSeconds: number | undefined;
     // grpc-js re-resolves on a closed connection; servers close theirs after
@@ -552,7 +682,19 @@ describe('the chart on a real one-node Kubernetes', () => {
     expect(result.failed).toBe(0);
 
     await kubectl('-n', EXT_NS, 'scale', `deployment/${fullname(RELEASE)}-data`, '--replicas=2');
-    await helm('upgrade', RELEASE, CHART, '-n', EXT_NS, '--reset-then-reuse-values', '--set', 'services.playground.hpa.enabled=true', '--wait', '--timeout', '5m');
+    await helm(
+      'upgrade',
+      RELEASE,
+      CHART,
+      '-n',
+      EXT_NS,
+      '--reset-then-reuse-values',
+      '--set',
+      'services.playground.hpa.enabled=true',
+      '--wait',
+      '--timeout',
+      '5m',
+    );
     const hpa = await kjson('-n', EXT_NS, 'get', 'hpa', `${fullname(RELEASE)}-playground`);
     expect(hpa.spec.scaleTargetRef.name).toBe(`${fullname(RELEASE)}-playground`);
     expect(hpa.spec.minReplicas).toBe(2);
@@ -580,11 +722,16 @@ describe('the chart on a real one-node Kubernetes', () => {
     const result = await load.stop();
     const after = await pods(EXT_NS);
     // (the SIGKILL step before left restarts and a lastState: count from here)
-    const restarts = after.map((p) => ({ pod: p.metadata.name, restarts: p.status.containerStatuses[0].restartCount - (restartsBefore[p.metadata.name] ?? 0), lastState: p.status.containerStatuses[0].lastState }));
+    const restarts = after.map((p) => ({
+      pod: p.metadata.name,
+      restarts: p.status.containerStatuses[0].restartCount - (restartsBefore[p.metadata.name] ?? 0),
+      lastState: p.status.containerStatuses[0].lastState,
+    }));
     figure('soak', { ...result, peak });
     expect(restarts.filter((r) => r.restarts !== 0)).toEqual([]);
     expect(after.filter((p) => p.status.containerStatuses[0].lastState?.terminated?.reason === 'OOMKilled').map((p) => p.metadata.name)).toEqual([]);
-    for (const [pod, { workingSetMiB, limitMiB }] of Object.entries(peak)) expect({ pod, over80: workingSetMiB >= 0.8 * limitMiB }).toEqual({ pod, over80: false });
+    for (const [pod, { workingSetMiB, limitMiB }] of Object.entries(peak))
+      expect({ pod, over80: workingSetMiB >= 0.8 * limitMiB }).toEqual({ pod, over80: false });
     expect(result.failed).toBe(0);
   });
 });

@@ -28,11 +28,12 @@ export const SHAPE_DESCRIPTIONS: Record<Shape, string> = {
   flat: 'The default. An array of plain objects, one per row, one key per field.',
   'list-of-lists':
     'An array of arrays. The first is the header (the field names), repeated on every page so each page stands alone; then one array of values per row, in header order.',
-  nested: 'One object per row with related fields grouped into sub-objects, e.g. an employee\'s department: {id, name}. The pack description gives each field\'s place.',
+  nested:
+    "One object per row with related fields grouped into sub-objects, e.g. an employee's department: {id, name}. The pack description gives each field's place.",
   'nested-list':
     'Parents carrying an array of children. An entity with children (e.g. cricket matches) gives one object per row with all its child rows (its innings). ' +
-    'A leaf entity (e.g. stocks candles) gathers the page\'s consecutive rows under their parent row (the ticker); a group cut by the end of a page continues on the next. ' +
-    'Paging always counts the entity\'s own rows, so total and page_size mean the same in every shape.',
+    "A leaf entity (e.g. stocks candles) gathers the page's consecutive rows under their parent row (the ticker); a group cut by the end of a page continues on the next. " +
+    "Paging always counts the entity's own rows, so total and page_size mean the same in every shape.",
 };
 
 /** How a client mixing styles is answered; published in the catalog and the OpenAPI document. */

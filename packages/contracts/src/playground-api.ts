@@ -32,7 +32,8 @@ export const timeoutNote = (waitedMs: number) =>
 export const HEADER_CASE_KEPT_NOTE =
   'Header names keep the case your client wrote; HTTP says they are case-insensitive (RFC 9110 5.1), so servers compare them in lower case, as the normalised map does.';
 /** /playground/headers: what became of the case of header names, over HTTP/2 and HTTP/3. */
-export const headerCaseLostNote = (httpVersion: string) => `HTTP/${httpVersion} sends header names in lower case, so the case your client wrote is gone before any server sees it.`;
+export const headerCaseLostNote = (httpVersion: string) =>
+  `HTTP/${httpVersion} sends header names in lower case, so the case your client wrote is gone before any server sees it.`;
 
 // ---- the CORS lab ----
 
@@ -73,19 +74,29 @@ export const CORS_PARAMETERS: ReadonlyArray<{ name: string; role: 'steering' | '
     role: 'steering',
     meaning: `Access-Control-Max-Age of a preflight answer in seconds, 0 to ${MAX_AGE_LIMIT}: how long the browser may reuse it for the same origin, URL and credentials mode (Chromium keeps it at most ${BROWSER_MAX_AGE_CAPS.chromium} s, Firefox ${BROWSER_MAX_AGE_CAPS.firefox} s; 0: ask every time). Absent: ${LAB_DEFAULT_MAX_AGE}.`,
   },
-  { name: 'method', role: 'intended request', meaning: 'The method your page will use (default GET). fetch upper-cases only DELETE, GET, HEAD, OPTIONS, POST and PUT.' },
+  {
+    name: 'method',
+    role: 'intended request',
+    meaning: 'The method your page will use (default GET). fetch upper-cases only DELETE, GET, HEAD, OPTIONS, POST and PUT.',
+  },
   { name: 'headers', role: 'intended request', meaning: 'The header names your page will set, separated by commas (default none).' },
   {
     name: 'content_type',
     role: 'intended request',
-    meaning: 'The Content-Type value your page will send, if any; only application/x-www-form-urlencoded, multipart/form-data and text/plain avoid a preflight.',
+    meaning:
+      'The Content-Type value your page will send, if any; only application/x-www-form-urlencoded, multipart/form-data and text/plain avoid a preflight.',
   },
   { name: 'credentials', role: 'intended request', meaning: "fetch's credentials option: omit, same-origin (fetch's default) or include." },
-  { name: 'origin', role: 'intended request', meaning: 'The origin of the page to ask about (default: the Origin header of this request), e.g. when asking with curl.' },
+  {
+    name: 'origin',
+    role: 'intended request',
+    meaning: 'The origin of the page to ask about (default: the Origin header of this request), e.g. when asking with curl.',
+  },
 ];
 
 /** cors/info's maxAge.note, with a preflight. */
-export const PREFLIGHT_REUSE_NOTE = 'A kept preflight answer is reused for the same origin, URL (query included) and credentials mode; another query string is asked again.';
+export const PREFLIGHT_REUSE_NOTE =
+  'A kept preflight answer is reused for the same origin, URL (query included) and credentials mode; another query string is asked again.';
 
 /** The response headers every lab answer exposes to the page (Access-Control-Expose-Headers). */
 export const LAB_EXPOSED_HEADERS = ['X-Request-Id', 'Link'] as const;

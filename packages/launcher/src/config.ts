@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { allPeerVariables, env, GRPC_TLS_SETTINGS, grpcPortVariable, loadConfig, peerAddresses, replicasVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
+import {
+  allPeerVariables,
+  env,
+  GRPC_TLS_SETTINGS,
+  grpcPortVariable,
+  loadConfig,
+  peerAddresses,
+  replicasVariable,
+  SERVICE_NAMES,
+  type ServiceName,
+} from '@sandbox/runtime';
 import { PROCESS_NAMES, type ProcessName } from './replicas';
 
 const replicaCount = () => z.coerce.number().int().min(1, 'must be 1 to 8').max(8, 'must be 1 to 8');
@@ -36,7 +46,10 @@ const schema = z
       startupTimeoutMs: v.STARTUP_TIMEOUT_MS,
       /** How long a process stopped for a rolling restart may take to exit before it is killed: its own grace and a margin. */
       stopTimeoutMs: v.SHUTDOWN_GRACE_MS + 5_000,
-      replicas: Object.fromEntries(PROCESS_NAMES.map((name) => [name, (vars[replicasVariable(name)] as number | undefined) ?? v.REPLICAS])) as Record<ProcessName, number>,
+      replicas: Object.fromEntries(PROCESS_NAMES.map((name) => [name, (vars[replicasVariable(name)] as number | undefined) ?? v.REPLICAS])) as Record<
+        ProcessName,
+        number
+      >,
       grpcPorts: Object.fromEntries(SERVICE_NAMES.map((name) => [name, vars[grpcPortVariable(name)] as number])) as Record<ServiceName, number>,
       grpcHosts: Object.fromEntries(SERVICE_NAMES.map((name) => [name, vars[`${name.toUpperCase()}_GRPC_HOST`] as string])) as Record<ServiceName, string>,
       peers: peerAddresses(v),

@@ -1,6 +1,15 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { grpcAddressVariable, grpcPortVariable, needApplies, REPLICA_NEEDS, replicaNeedMessage, replicasVariable, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
+import {
+  grpcAddressVariable,
+  grpcPortVariable,
+  needApplies,
+  REPLICA_NEEDS,
+  replicaNeedMessage,
+  replicasVariable,
+  SERVICE_NAMES,
+  type ServiceName,
+} from '@sandbox/runtime';
 
 export type ProcessName = ServiceName | 'gateway';
 export const PROCESS_NAMES: readonly ProcessName[] = [...SERVICE_NAMES, 'gateway'];
@@ -65,7 +74,7 @@ export async function planReplicas(
   // Single sign-on: the ID token's audience is the client id, so identity expects what the gateway signs in as.
   if (environment.SSO_CLIENT_ID && !environment.EXTERNAL_IDP_AUDIENCE) {
     shared.EXTERNAL_IDP_AUDIENCE = environment.SSO_CLIENT_ID;
-    notes.push('EXTERNAL_IDP_AUDIENCE is not set: identity expects SSO_CLIENT_ID as the audience of the provider\'s tokens');
+    notes.push("EXTERNAL_IDP_AUDIENCE is not set: identity expects SSO_CLIENT_ID as the audience of the provider's tokens");
   }
 
   const replicas: Replica[] = [];

@@ -23,13 +23,18 @@ export class Supervisor {
 
   start(replica: Replica): ChildProcess {
     // The IPC channel carries one message, the child's "started" (runProcess's reportStarted).
-    const child = spawn(process.execPath, [entry(replica.name)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...this.plan.shared, ...replica.env } });
+    const child = spawn(process.execPath, [entry(replica.name)], {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, ...this.plan.shared, ...replica.env },
+    });
     this.children.set(replica.label, child);
     this.starts.set(replica.label, startedOf(replica.label, child));
     child.on('exit', (code, signal) => {
       if (this.children.get(replica.label) === child) this.children.delete(replica.label);
       if (this.stopping || this.replacing.has(replica.label)) return;
-      console.error(`launcher: ${replica.label} exited (${signal ?? `code ${code}`}); the others keep running. Start it again with: ${this.restartCommand(replica)}`);
+      console.error(
+        `launcher: ${replica.label} exited (${signal ?? `code ${code}`}); the others keep running. Start it again with: ${this.restartCommand(replica)}`,
+      );
     });
     return child;
   }

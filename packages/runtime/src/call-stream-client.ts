@@ -321,7 +321,8 @@ class Lane {
 
   /** A draining lane half-closes once nothing of it is in flight or waiting to be sent (cancellations included). */
   private endIfDone(): void {
-    if (this.state !== 'draining' || this.halfClosed || this.congested || this.pending.size > 0 || this.outgoing.length > 0 || this.cancelled.length > 0) return;
+    if (this.state !== 'draining' || this.halfClosed || this.congested || this.pending.size > 0 || this.outgoing.length > 0 || this.cancelled.length > 0)
+      return;
     this.halfClosed = true;
     this.stream.end();
   }

@@ -223,7 +223,13 @@ class StreamState {
       this.calls.delete(id);
       if (error) {
         const metadata = (error as { metadata?: Metadata }).metadata ?? trailer;
-        this.reply({ id, code: error.code ?? GrpcStatus.UNKNOWN, response: EMPTY, details: error.details ?? (error as Partial<Error>).message ?? '', trailers: trailersOf(metadata) });
+        this.reply({
+          id,
+          code: error.code ?? GrpcStatus.UNKNOWN,
+          response: EMPTY,
+          details: error.details ?? (error as Partial<Error>).message ?? '',
+          trailers: trailersOf(metadata),
+        });
       } else {
         let response: Buffer;
         try {

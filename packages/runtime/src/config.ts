@@ -134,7 +134,10 @@ export function requireTlsDirectory(vars: { GRPC_TLS: GrpcTlsSetting; GRPC_TLS_D
 }
 
 /** The parsed variables as grpc-tls.ts takes them, for the process called `name` (gateway, identity, ...). */
-export function grpcTls(vars: { GRPC_TLS: GrpcTlsSetting; GRPC_TLS_DIR?: string; GRPC_TLS_RUN_DIR?: string; GRPC_TLS_REFRESH_MS: number }, name: string): GrpcTls {
+export function grpcTls(
+  vars: { GRPC_TLS: GrpcTlsSetting; GRPC_TLS_DIR?: string; GRPC_TLS_RUN_DIR?: string; GRPC_TLS_REFRESH_MS: number },
+  name: string,
+): GrpcTls {
   if (vars.GRPC_TLS === 'off') return { mode: 'off' };
   const files = { dir: vars.GRPC_TLS_DIR ?? join(vars.GRPC_TLS_RUN_DIR!, name), refreshMs: vars.GRPC_TLS_REFRESH_MS };
   if (vars.GRPC_TLS === 'accept-tls') return { mode: 'off', acceptTls: files };

@@ -64,7 +64,8 @@ export function toServiceError(error: AppError): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(ERROR_CODE_KEY, error.code);
   if (error.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfterSeconds));
-  for (const challenge of typeof error.challenge === 'string' ? [error.challenge] : (error.challenge ?? [])) metadata.add(CHALLENGE_KEY, Buffer.from(challenge, 'utf8'));
+  for (const challenge of typeof error.challenge === 'string' ? [error.challenge] : (error.challenge ?? []))
+    metadata.add(CHALLENGE_KEY, Buffer.from(challenge, 'utf8'));
   return { code: error.status, details: error.message, metadata };
 }
 
@@ -94,9 +95,11 @@ export function fromServiceError(error: ServiceError, peer: string): AppError {
   switch (error.code) {
     case GrpcStatus.UNAVAILABLE:
       // Only the routes that need this service fail; a replica restarting is back within seconds.
-      return new AppError(GrpcStatus.UNAVAILABLE, 'service_unavailable', `The ${peer} service is unavailable; the routes that do not need it keep working.`).retryAfter(
-        UNAVAILABLE_RETRY_AFTER_SECONDS,
-      );
+      return new AppError(
+        GrpcStatus.UNAVAILABLE,
+        'service_unavailable',
+        `The ${peer} service is unavailable; the routes that do not need it keep working.`,
+      ).retryAfter(UNAVAILABLE_RETRY_AFTER_SECONDS);
     case GrpcStatus.DEADLINE_EXCEEDED:
       return new AppError(GrpcStatus.DEADLINE_EXCEEDED, 'upstream_timeout', `The ${peer} service did not answer in time.`);
     case GrpcStatus.CANCELLED:

@@ -90,7 +90,9 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   const metricsServer = metrics?.listen ? await startMetricsServer(metrics.registry, metrics.listen, logger) : undefined;
   const server = createGrpcServer();
   server.addService(health.HealthService, registry.implementation());
-  const counted = metrics ? instrumentImplementation(options.definition, options.implementation, grpcServerMetrics(metrics.registry), metrics.service) : options.implementation;
+  const counted = metrics
+    ? instrumentImplementation(options.definition, options.implementation, grpcServerMetrics(metrics.registry), metrics.service)
+    : options.implementation;
   const plaintext = takesBothProtocols(options.tls) ? new PlaintextCalls(logger, metrics) : undefined;
   const implementation = options.tls.mode === 'mtls' || plaintext ? authorizeImplementation(options.definition, counted, logger, plaintext) : counted;
   server.addService(options.definition, implementation);
@@ -186,7 +188,15 @@ function authorizeImplementation(
       }
       if (caller && allowed?.includes(caller as callers.Caller)) return serve(call, callback);
       logger.warn({ rpc: path, caller: caller ?? null }, 'call refused: the caller may not call this RPC');
-      callback(toServiceError(new AppError(GrpcStatus.PERMISSION_DENIED, 'caller_not_allowed', `This caller (${caller ?? 'unidentified'}) may not call ${grpcMethodName(path ?? name)}.`)));
+      callback(
+        toServiceError(
+          new AppError(
+            GrpcStatus.PERMISSION_DENIED,
+            'caller_not_allowed',
+            `This caller (${caller ?? 'unidentified'}) may not call ${grpcMethodName(path ?? name)}.`,
+          ),
+        ),
+      );
     };
     authorized[name] = wrapped as unknown as UntypedServiceImplementation[string];
   }

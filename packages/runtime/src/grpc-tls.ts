@@ -26,8 +26,7 @@ export const TLS_FILES = { ca: 'ca.crt', cert: 'tls.crt', key: 'tls.key' } as co
  * the clients call with mutual TLS).
  */
 export type GrpcTls =
-  | { mode: 'mtls'; dir: string; refreshMs: number; acceptPlaintext?: true }
-  | { mode: 'off'; acceptTls?: { dir: string; refreshMs: number } };
+  { mode: 'mtls'; dir: string; refreshMs: number; acceptPlaintext?: true } | { mode: 'off'; acceptTls?: { dir: string; refreshMs: number } };
 
 /**
  * GRPC_TLS's values, in the order a release without mutual TLS takes them

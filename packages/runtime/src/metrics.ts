@@ -57,7 +57,9 @@ function callMetrics(registry: Registry, side: 'client' | 'server'): CallMetrics
   const calls = counterIn(
     registry,
     `sandbox_grpc_${side}_calls_total`,
-    side === 'client' ? 'gRPC calls this process made, by service, method and status code.' : 'gRPC calls this service answered, by method and status code (health checks not counted).',
+    side === 'client'
+      ? 'gRPC calls this process made, by service, method and status code.'
+      : 'gRPC calls this service answered, by method and status code (health checks not counted).',
     ['service', 'method', 'code'],
   );
   const duration = histogramIn(

@@ -84,7 +84,8 @@ export function requireReplicaNeeds(name: ReplicatedProcess) {
     if (replicas.count <= 1) return;
     for (const need of REPLICA_NEEDS[name]) {
       if (!needApplies(need, vars)) continue;
-      if (vars[need.variable] === undefined || vars[need.variable] === '') ctx.addIssue({ code: 'custom', path: [need.variable], message: replicaNeedMessage(need, name, replicas) });
+      if (vars[need.variable] === undefined || vars[need.variable] === '')
+        ctx.addIssue({ code: 'custom', path: [need.variable], message: replicaNeedMessage(need, name, replicas) });
     }
   };
 }

@@ -15,8 +15,18 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 
 /** `sandbox_store_operations_total{store,operation,outcome}` and `sandbox_store_operation_duration_seconds{store,operation}`. */
 export function storeMetrics(registry: Registry): StoreMetrics {
-  const operations = counterIn(registry, 'sandbox_store_operations_total', 'Store operations, by store, operation and outcome.', ['store', 'operation', 'outcome']);
-  const duration = histogramIn(registry, 'sandbox_store_operation_duration_seconds', 'Time a store operation took, in seconds.', ['store', 'operation'], STORE_BUCKETS);
+  const operations = counterIn(registry, 'sandbox_store_operations_total', 'Store operations, by store, operation and outcome.', [
+    'store',
+    'operation',
+    'outcome',
+  ]);
+  const duration = histogramIn(
+    registry,
+    'sandbox_store_operation_duration_seconds',
+    'Time a store operation took, in seconds.',
+    ['store', 'operation'],
+    STORE_BUCKETS,
+  );
   return {
     recorder(store, operation) {
       const timed = { store, operation };

@@ -17,7 +17,10 @@ const dnsResolve: Resolve = async (host) => (await lookup(host, { all: true })).
 export function resolveTarget(target: string, resolve: Resolve = dnsResolve): { addresses: () => Promise<string[]> | string[]; dynamic: boolean } {
   const list = /^(ipv4|ipv6):(.*)$/.exec(target);
   if (list) {
-    const addresses = list[2].split(',').map((entry) => entry.trim()).filter(Boolean);
+    const addresses = list[2]
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
     return { addresses: () => addresses, dynamic: false };
   }
   const dns = /^(?:dns:(?:\/\/[^/]*\/)?)?(.+)$/.exec(target);

@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
+import {
+  decodeKey,
+  env,
+  loadConfig,
+  metricsListen,
+  metricsVariables,
+  replicaVariables,
+  requireReplicaNeeds,
+  grpcTls,
+  grpcTlsVariables,
+  requireTlsDirectory,
+} from '@sandbox/runtime';
 
 const schema = z
   .object({

@@ -22,7 +22,15 @@ export function createBackendClients(config: GatewayConfig, metrics?: CallMetric
     identity: promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, peers.identity, 'identity', deadline, security, options),
     oauth: promiseClient(oauth.OAuthServiceClient, oauth.OAuthServiceService, peers.oauth, 'oauth', deadline, security, options),
     data: promiseClient(data.DataServiceClient, data.DataServiceService, peers.data, 'data', deadline, security, options),
-    playground: promiseClient(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, peers.playground, 'playground', deadline, security, options),
+    playground: promiseClient(
+      playground.PlaygroundServiceClient,
+      playground.PlaygroundServiceService,
+      peers.playground,
+      'playground',
+      deadline,
+      security,
+      options,
+    ),
   };
 }
 

@@ -59,7 +59,13 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
   const registry = createMetricsRegistry();
   const metrics = new GatewayMetrics(registry);
   const clients = createBackendClients(config, metrics.grpcClient);
-  const readiness = new ReadinessWatch({ peers: config.peers, tls: config.grpcTls, timeoutMs: config.readinessTimeoutMs, redisUrl: config.fairShare.redisUrl, logger });
+  const readiness = new ReadinessWatch({
+    peers: config.peers,
+    tls: config.grpcTls,
+    timeoutMs: config.readinessTimeoutMs,
+    redisUrl: config.fairShare.redisUrl,
+    logger,
+  });
   await readiness.start();
   let draining = false;
   const authenticator = new Authenticator(createAuthSchemes(clients, config.credentialCacheMs));
@@ -68,7 +74,12 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
   const requestLogs = new RequestLogRecorder((entries, usage) => clients.identity.recordRequests({ entries, usage }), logger, config.requestLogCapPerApp);
   const accessLog = new AccessLog(logger, config.accessLogLinesPerSecond);
   const onFinished = recordFinishedRequests(accessLog, requestLogs);
-  const edge: EdgeOptions = { publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, grpcDeadlineMs: config.grpcDeadlineMs, bodyLimit: config.bodyLimitBytes };
+  const edge: EdgeOptions = {
+    publicBaseUrl: config.publicBaseUrl,
+    trustProxy: config.trustProxy,
+    grpcDeadlineMs: config.grpcDeadlineMs,
+    bodyLimit: config.bodyLimitBytes,
+  };
   // The batch route runs items through the dispatcher the routes themselves feed: bound once it exists.
   let runBatch: GatewayDeps['runBatch'] = () => Promise.reject(new Error('the dispatcher is not built yet'));
   const deps: GatewayDeps = {
@@ -96,7 +107,17 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
   runBatch = createBatchRunner(dispatch, edge, onFinished);
   const pages = await staticPages(config.portalDevServerUrl, logger);
   const recordAnswer = config.responseRecordFile ? answerRecorder(config.responseRecordFile) : undefined;
-  const { listener, answerExpectation } = createRequestListener({ router, dispatch, logger, edge, onFinished, metrics, mounts: pages.mounts, recordAnswer, isDraining: () => draining });
+  const { listener, answerExpectation } = createRequestListener({
+    router,
+    dispatch,
+    logger,
+    edge,
+    onFinished,
+    metrics,
+    mounts: pages.mounts,
+    recordAnswer,
+    isDraining: () => draining,
+  });
 
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)

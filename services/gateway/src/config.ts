@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { allPeerVariables, env, loadConfig, metricsListen, metricsVariables, peerAddresses, replicaCount, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
+import {
+  allPeerVariables,
+  env,
+  loadConfig,
+  metricsListen,
+  metricsVariables,
+  peerAddresses,
+  replicaCount,
+  grpcTls,
+  grpcTlsVariables,
+  requireTlsDirectory,
+} from '@sandbox/runtime';
 import type { BucketPolicy } from './fair-share/token-bucket';
 import { checkSso, ssoSettings, ssoVariables } from './sso/sso-config';
 
@@ -11,9 +22,19 @@ const count = () => z.coerce.number().int().min(0).max(10_000_000).default(0);
 export const APP_ID = /^app_[A-Za-z0-9_-]{22}$/;
 /** RATE_LIMIT_APP_OVERRIDES: `app_x=500:1000,app_y=5:10` (requests a second : burst). */
 const OVERRIDE = /^(app_[A-Za-z0-9_-]{22})=(\d+(?:\.\d+)?):(\d+)$/;
-const list = (text: string | undefined) => (text ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+const list = (text: string | undefined) =>
+  (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 /** REPLICAS and GATEWAY_REPLICAS, as the launcher sets them: only read to refuse a shared budget counted per replica. */
-const replicas = () => z.coerce.number().int().min(1).optional().or(z.literal('').transform(() => undefined));
+const replicas = () =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .or(z.literal('').transform(() => undefined));
 
 const schema = z
   .object({
@@ -88,13 +109,28 @@ const schema = z
       ['RATE_LIMIT_APP_PER_SECOND', 'RATE_LIMIT_APP_BURST'],
       ['RATE_LIMIT_ADDRESS_PER_SECOND', 'RATE_LIMIT_ADDRESS_BURST'],
     ] as const) {
-      if ((v[perSecond] > 0) !== (v[burst] > 0)) ctx.addIssue({ code: 'custom', path: [v[perSecond] > 0 ? burst : perSecond], message: `${perSecond} and ${burst} turn one limiter on together: set both above 0, or neither` });
+      if (v[perSecond] > 0 !== v[burst] > 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: [v[perSecond] > 0 ? burst : perSecond],
+          message: `${perSecond} and ${burst} turn one limiter on together: set both above 0, or neither`,
+        });
     }
     const exempt = new Set(list(v.RATE_LIMIT_EXEMPT_APPS));
     const both = list(v.RATE_LIMIT_APP_OVERRIDES).find((item) => exempt.has(item.split('=')[0]!));
-    if (both) ctx.addIssue({ code: 'custom', path: ['RATE_LIMIT_APP_OVERRIDES'], message: `${both.split('=')[0]} is also in RATE_LIMIT_EXEMPT_APPS: give an app one or the other` });
+    if (both)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['RATE_LIMIT_APP_OVERRIDES'],
+        message: `${both.split('=')[0]} is also in RATE_LIMIT_EXEMPT_APPS: give an app one or the other`,
+      });
     // As REPLICA_NEEDS does for the services: budgets counted in each replica's memory would be multiplied by the replicas.
-    const limited = v.RATE_LIMIT_APP_PER_SECOND > 0 || v.RATE_LIMIT_ADDRESS_PER_SECOND > 0 || v.RATE_LIMIT_APP_OVERRIDES || v.SLOW_REQUESTS_PER_APP > 0 || v.SLOW_REQUESTS_PER_ADDRESS > 0;
+    const limited =
+      v.RATE_LIMIT_APP_PER_SECOND > 0 ||
+      v.RATE_LIMIT_ADDRESS_PER_SECOND > 0 ||
+      v.RATE_LIMIT_APP_OVERRIDES ||
+      v.SLOW_REQUESTS_PER_APP > 0 ||
+      v.SLOW_REQUESTS_PER_ADDRESS > 0;
     const { count: gateways, variable } = replicaCount(v, 'gateway');
     if (limited && gateways > 1 && !v.REDIS_URL) {
       ctx.addIssue({
@@ -147,7 +183,8 @@ const schema = z
     },
   }));
 
-const bucket = (name: BucketPolicy['name'], perSecond: number, burst: number): BucketPolicy | undefined => (perSecond > 0 && burst > 0 ? { name, perSecond, burst } : undefined);
+const bucket = (name: BucketPolicy['name'], perSecond: number, burst: number): BucketPolicy | undefined =>
+  perSecond > 0 && burst > 0 ? { name, perSecond, burst } : undefined;
 
 /** 512kb, 1mb... as bytes (the suffixes BODY_LIMIT accepts). */
 function sizeInBytes(size: string): number {

@@ -194,15 +194,16 @@ export function judge(services: Record<ServiceName, ServiceHealth>, gatewayStore
     }
     const verdicts = replicas.map((replica) => ({ replica, liveness: replica.liveness(now) }));
     const serving = verdicts.filter((v) => v.liveness.status === 'up');
-    components[service] = serving.length > 0
-      ? { status: 'up', replicas: { up: serving.length, of: replicas.length }, at: Math.max(...serving.map((v) => v.liveness.at)) }
-      : {
-          status: 'down',
-          // A replica's own word (draining, stopping) explains more than silence from another.
-          reason: (verdicts.find((v) => v.liveness.reason === 'not serving') ?? verdicts[0]!).liveness.reason,
-          replicas: { up: 0, of: replicas.length },
-          at: Math.max(...verdicts.map((v) => v.liveness.at)),
-        };
+    components[service] =
+      serving.length > 0
+        ? { status: 'up', replicas: { up: serving.length, of: replicas.length }, at: Math.max(...serving.map((v) => v.liveness.at)) }
+        : {
+            status: 'down',
+            // A replica's own word (draining, stopping) explains more than silence from another.
+            reason: (verdicts.find((v) => v.liveness.reason === 'not serving') ?? verdicts[0]!).liveness.reason,
+            replicas: { up: 0, of: replicas.length },
+            at: Math.max(...verdicts.map((v) => v.liveness.at)),
+          };
     for (const store of STORES[service]) {
       const said = serving.map((v) => v.replica.store(store)).filter((s): s is Verdict => s !== undefined && s !== 'absent');
       if (said.length === 0) continue;
@@ -459,13 +460,24 @@ export class ReadinessWatch implements ReadinessView {
   constructor(private readonly options: ReadinessWatchOptions) {
     this.intervalMs = options.intervalMs ?? READINESS_CHECK_INTERVAL_MS;
     this.staleAfterMs = staleAfterMs(this.intervalMs, options.timeoutMs);
-    const shared = { intervalMs: this.intervalMs, timeoutMs: options.timeoutMs, silenceMs: SILENT_INTERVALS_TO_DOWN * this.intervalMs, logger: options.logger, resolve: options.resolve };
+    const shared = {
+      intervalMs: this.intervalMs,
+      timeoutMs: options.timeoutMs,
+      silenceMs: SILENT_INTERVALS_TO_DOWN * this.intervalMs,
+      logger: options.logger,
+      resolve: options.resolve,
+    };
     this.services = SERVICE_NAMES.map((name) => new ServiceWatch(name, options.peers[name], options.tls, shared));
     if (options.redisUrl) {
       const redis = new Redis(options.redisUrl, { ...REDIS_FAIL_FAST, lazyConnect: true });
       redis.on('error', () => undefined); // reported as the store's verdict
       this.ownRedis = redis;
-      this.ownStores = new DependencyMonitor([{ name: 'redis', ping: () => redis.ping().then(() => undefined) }], () => undefined, options.logger, this.intervalMs);
+      this.ownStores = new DependencyMonitor(
+        [{ name: 'redis', ping: () => redis.ping().then(() => undefined) }],
+        () => undefined,
+        options.logger,
+        this.intervalMs,
+      );
     }
   }
 
@@ -477,8 +489,16 @@ export class ReadinessWatch implements ReadinessView {
   async start(): Promise<void> {
     const until = Date.now() + 2 * this.options.timeoutMs;
     // Commands are refused until the connection is up (REDIS_FAIL_FAST): the first check waits for it, as long as a check waits.
-    const connected = this.ownRedis ? settlesWithin(this.ownRedis.connect().catch(() => undefined), this.options.timeoutMs) : undefined;
-    const first = Promise.all([...this.services.map((service) => service.round()), connected?.then(() => (this.stopped ? undefined : this.ownStores?.start()))]);
+    const connected = this.ownRedis
+      ? settlesWithin(
+          this.ownRedis.connect().catch(() => undefined),
+          this.options.timeoutMs,
+        )
+      : undefined;
+    const first = Promise.all([
+      ...this.services.map((service) => service.round()),
+      connected?.then(() => (this.stopped ? undefined : this.ownStores?.start())),
+    ]);
     await settlesWithin(first, this.options.timeoutMs);
     while (!this.services.every((service) => service.settled()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
     if (this.stopped) return;
@@ -487,13 +507,23 @@ export class ReadinessWatch implements ReadinessView {
   }
 
   private async round(): Promise<void> {
-    await Promise.all(this.services.map((service) => service.round().catch((error: unknown) => this.options.logger.warn({ service: service.service, err: (error as Error).message }, 'readiness round failed'))));
+    await Promise.all(
+      this.services.map((service) =>
+        service
+          .round()
+          .catch((error: unknown) => this.options.logger.warn({ service: service.service, err: (error as Error).message }, 'readiness round failed')),
+      ),
+    );
   }
 
   snapshot(now = Date.now()): ReadinessSnapshot {
     const services = Object.fromEntries(this.services.map((service) => [service.service, service.health()])) as Record<ServiceName, ServiceHealth>;
     const { ready, down, components } = judge(services, this.ownStores?.states(), now);
-    return { ready, down, components: Object.fromEntries(Object.entries(components).map(([name, component]) => [name, view(component, now, this.staleAfterMs)])) };
+    return {
+      ready,
+      down,
+      components: Object.fromEntries(Object.entries(components).map(([name, component]) => [name, view(component, now, this.staleAfterMs)])),
+    };
   }
 
   stop(): void {

@@ -166,10 +166,7 @@ function resolveKeys(config: IdentityConfig, logger: Logger): { credential: Buff
     config.sessionSigningKey ? undefined : 'SESSION_SIGNING_KEY',
   ].filter((name) => name !== undefined);
   if (generated.length > 0) {
-    logger.warn(
-      { generated },
-      'no key configured: using random per-process keys; apps, credentials, sessions and log page tokens do not survive a restart',
-    );
+    logger.warn({ generated }, 'no key configured: using random per-process keys; apps, credentials, sessions and log page tokens do not survive a restart');
   }
   return { credential, session };
 }
@@ -234,7 +231,10 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
     return await startGrpcService({
       protoService: 'sandbox.identity.v1.IdentityService',
       definition: identity.IdentityServiceService,
-      implementation: identityHandlers({ accounts, apps, logs, recorded: new RecordedRequests(stores.apps, logs, usage), admin, operators: new OperatorActors(accounts), verifier }, logger),
+      implementation: identityHandlers(
+        { accounts, apps, logs, recorded: new RecordedRequests(stores.apps, logs, usage), admin, operators: new OperatorActors(accounts), verifier },
+        logger,
+      ),
       host: config.host,
       port: config.port,
       tls: config.grpcTls,

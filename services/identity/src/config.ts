@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { decodeKey, env, loadConfig, metricsListen, metricsVariables, replicaVariables, requireReplicaNeeds, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
+import {
+  decodeKey,
+  env,
+  loadConfig,
+  metricsListen,
+  metricsVariables,
+  replicaVariables,
+  requireReplicaNeeds,
+  grpcTls,
+  grpcTlsVariables,
+  requireTlsDirectory,
+} from '@sandbox/runtime';
 import type { SignUpPolicy } from './domain/sign-up-policy';
 import { displayEmail } from './domain/validation';
 
@@ -32,7 +43,12 @@ const schema = z
     SIGNUP_DOMAINS: z
       .string()
       .optional()
-      .transform((v) => (v ?? '').split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== ''))
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((d) => d.trim().toLowerCase())
+          .filter((d) => d !== ''),
+      )
       .refine((domains) => domains.every((d) => /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/.test(d)), {
         message: 'must be email domains separated by commas (example.edu,example.org)',
       }),
@@ -46,14 +62,26 @@ const schema = z
     OPERATOR_EMAILS: z
       .string()
       .optional()
-      .transform((v) => (v ?? '').split(',').map((e) => e.trim()).filter((e) => e !== ''))
-      .refine((emails) => emails.every((e) => displayEmail(e) !== ''), { message: 'must be email addresses separated by commas (ops@example.org,lead@example.org)' })
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((e) => e.trim())
+          .filter((e) => e !== ''),
+      )
+      .refine((emails) => emails.every((e) => displayEmail(e) !== ''), {
+        message: 'must be email addresses separated by commas (ops@example.org,lead@example.org)',
+      })
       .transform((emails) => emails.map(displayEmail)),
     /** ...and whoever's identity-provider token lists one of these groups in OPERATOR_GROUPS_CLAIM. */
     OPERATOR_GROUPS: z
       .string()
       .optional()
-      .transform((v) => (v ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '')),
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((g) => g.trim())
+          .filter((g) => g !== ''),
+      ),
     OPERATOR_GROUPS_CLAIM: z.string().min(1).default('groups'),
     REQUEST_LOG_CAP_PER_APP: z.coerce.number().int().min(1).max(100_000).default(1000),
     /**

@@ -42,10 +42,18 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
   const registry = createMetricsRegistry();
   const store = instrumentStore(await openStore(config, clock), config.redisUrl ? 'redis' : 'memory', storeMetrics(registry), { prefix: 'ephemeral.' });
   if (!config.signingKeyPem) logger.warn('JWT_SIGNING_KEY is not set: tokens are signed with a per-process key and do not survive a restart');
-  const identityClient = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, config.identityAddress, 'identity', 5000, { tls: config.grpcTls }, {
-    metrics: grpcClientMetrics(registry),
-    transport: config.grpcTransport,
-  });
+  const identityClient = promiseClient(
+    identity.IdentityServiceClient,
+    identity.IdentityServiceService,
+    config.identityAddress,
+    'identity',
+    5000,
+    { tls: config.grpcTls },
+    {
+      metrics: grpcClientMetrics(registry),
+      transport: config.grpcTransport,
+    },
+  );
   // Identity's changes reach this process only through Redis; without it the directory remembers nothing (cacheMs 0).
   const redisUrl = config.redisUrl;
   const changes = redisUrl

@@ -1,6 +1,18 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
-import { env, loadConfig, metricsListen, metricsVariables, peerAddress, peerVariables, replicaVariables, requireReplicaNeeds, grpcTls, grpcTlsVariables, requireTlsDirectory } from '@sandbox/runtime';
+import {
+  env,
+  loadConfig,
+  metricsListen,
+  metricsVariables,
+  peerAddress,
+  peerVariables,
+  replicaVariables,
+  requireReplicaNeeds,
+  grpcTls,
+  grpcTlsVariables,
+  requireTlsDirectory,
+} from '@sandbox/runtime';
 
 /** A PEM private key, as a file's contents or with its newlines written as \n (one line in an env file). */
 const pemPrivateKey = () =>
@@ -36,7 +48,12 @@ const schema = z
     /** Lifetime of OAuth 2.0 access tokens. */
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
     /** Lifetime of refresh tokens (each use rotates it and restarts this). */
-    REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+    REFRESH_TOKEN_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .default(86_400),
     /** Without Redis: the most codes, tokens, nonces and replay memories held at once (each a few hundred bytes). */
     OAUTH_MEMORY_MAX_ENTRIES: z.coerce.number().int().min(1000).max(10_000_000).default(250_000),
     LOG_LEVEL: env.logLevel(),

@@ -15,7 +15,7 @@ const LAUNCHER = join(__dirname, '..', '..', 'dist', 'main.js');
  * other gRPC server answered SERVING there: its gateway would send identity's
  * calls to a stranger (501s for every account call, as CI once saw).
  */
-describe('when another gRPC server holds a service\'s port', () => {
+describe("when another gRPC server holds a service's port", () => {
   let stranger: Server;
   let port: number;
 
@@ -25,12 +25,21 @@ describe('when another gRPC server holds a service\'s port', () => {
     registry.set('', ServingStatus.SERVING);
     stranger = new Server();
     stranger.addService(health.HealthService, registry.implementation());
-    await new Promise<void>((resolve, reject) => stranger.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      stranger.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+    );
   });
   afterAll(() => stranger?.forceShutdown());
 
   it('then the launcher exits 1 naming the service that could not listen, and never says it is ready', async () => {
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(await freePort()), IDENTITY_GRPC_PORT: String(port) };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      IDENTITY_GRPC_PORT: String(port),
+    };
     for (const name of ['OAUTH', 'DATA', 'PLAYGROUND']) env[`${name}_GRPC_PORT`] = String(await freePort());
     const launcher = spawn(process.execPath, [LAUNCHER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

@@ -20,18 +20,22 @@ describe('a service told it has replicas', () => {
     expect(() => loadOAuthConfig({ ...TLS, REPLICAS: '2' })).toThrow(
       /^invalid configuration: REDIS_URL: is required with 2 oauth replicas \(REPLICAS=2\): without it each oauth replica keeps its own codes, tokens, nonces and replay memories in memory \(it is not set\)$/,
     );
-    expect(() => loadOAuthConfig({ ...TLS, OAUTH_REPLICAS: '3', REPLICAS: '1', REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(/JWT_SIGNING_KEY: is required with 3 oauth replicas \(OAUTH_REPLICAS=3\)/);
+    expect(() => loadOAuthConfig({ ...TLS, OAUTH_REPLICAS: '3', REPLICAS: '1', REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(
+      /JWT_SIGNING_KEY: is required with 3 oauth replicas \(OAUTH_REPLICAS=3\)/,
+    );
   });
 
   it('when data has no page-token key, then it refuses; with one, it starts', () => {
-    expect(() => loadDataConfig({ ...TLS, DATA_REPLICAS: '2' })).toThrow(/PAGE_TOKEN_KEY: is required with 2 data replicas \(DATA_REPLICAS=2\): without it each data replica seals page tokens with a key of its own/);
+    expect(() => loadDataConfig({ ...TLS, DATA_REPLICAS: '2' })).toThrow(
+      /PAGE_TOKEN_KEY: is required with 2 data replicas \(DATA_REPLICAS=2\): without it each data replica seals page tokens with a key of its own/,
+    );
     expect(loadDataConfig({ ...TLS, DATA_REPLICAS: '2', PAGE_TOKEN_KEY: key }).pageTokenKey).toBeDefined();
   });
 
   it('when identity has MongoDB but not Redis, then it refuses, naming REDIS_URL', () => {
-    expect(() => loadIdentityConfig({ ...TLS, REPLICAS: '2', MONGO_URL: 'mongodb://127.0.0.1/x', CREDENTIAL_ENCRYPTION_KEY: key, SESSION_SIGNING_KEY: key })).toThrow(
-      /REDIS_URL: is required with 2 identity replicas/,
-    );
+    expect(() =>
+      loadIdentityConfig({ ...TLS, REPLICAS: '2', MONGO_URL: 'mongodb://127.0.0.1/x', CREDENTIAL_ENCRYPTION_KEY: key, SESSION_SIGNING_KEY: key }),
+    ).toThrow(/REDIS_URL: is required with 2 identity replicas/);
   });
 
   it('when one replica is asked for, or the own count overrides REPLICAS down to one, then memory mode is fine', () => {
@@ -56,9 +60,13 @@ describe('the launcher planning replicas', () => {
 
   it('when a store a service needs is missing, then it refuses before starting anything, in the words the service would use', async () => {
     await expect(planReplicas(counts(2), { REPLICAS: '2' }, configured)).rejects.toThrow(
-      new ReplicaError('MONGO_URL is required with 2 identity replicas (REPLICAS=2): without it each identity replica keeps its own accounts, apps, credentials and request logs in memory.'),
+      new ReplicaError(
+        'MONGO_URL is required with 2 identity replicas (REPLICAS=2): without it each identity replica keeps its own accounts, apps, credentials and request logs in memory.',
+      ),
     );
-    await expect(planReplicas({ ...counts(1), identity: 2 }, { IDENTITY_REPLICAS: '2', MONGO_URL: 'mongodb://x' }, configured)).rejects.toThrow(/REDIS_URL is required with 2 identity replicas \(IDENTITY_REPLICAS=2\)/);
+    await expect(planReplicas({ ...counts(1), identity: 2 }, { IDENTITY_REPLICAS: '2', MONGO_URL: 'mongodb://x' }, configured)).rejects.toThrow(
+      /REDIS_URL is required with 2 identity replicas \(IDENTITY_REPLICAS=2\)/,
+    );
   });
 
   it('when a key replicas must share is missing, then one is made up for the run, shared, and named as made up', async () => {
@@ -67,7 +75,8 @@ describe('the launcher planning replicas', () => {
     expect(plan.shared.PAGE_TOKEN_KEY).toMatch(/^[\w-]{43}$/);
     expect(plan.shared.JWT_SIGNING_KEY).toContain('BEGIN PRIVATE KEY');
     // What the launcher hands its processes satisfies every service's own rule.
-    for (const load of [loadOAuthConfig, loadDataConfig]) expect(() => load({ ...TLS, REPLICAS: '2', REDIS_URL: 'redis://127.0.0.1:6379', ...plan.shared })).not.toThrow();
+    for (const load of [loadOAuthConfig, loadDataConfig])
+      expect(() => load({ ...TLS, REPLICAS: '2', REDIS_URL: 'redis://127.0.0.1:6379', ...plan.shared })).not.toThrow();
     expect(plan.replicas.map((r) => r.label)).toContain('gateway#2');
   });
 
@@ -84,6 +93,8 @@ describe('the launcher planning replicas', () => {
     const plan = await planReplicas(counts(1), { SSO_CLIENT_ID: 'training-sandbox' }, configured);
     expect(plan.shared.EXTERNAL_IDP_AUDIENCE).toBe('training-sandbox');
     expect(plan.notes).toContain("EXTERNAL_IDP_AUDIENCE is not set: identity expects SSO_CLIENT_ID as the audience of the provider's tokens");
-    expect((await planReplicas(counts(1), { SSO_CLIENT_ID: 'training-sandbox', EXTERNAL_IDP_AUDIENCE: 'set' }, configured)).shared.EXTERNAL_IDP_AUDIENCE).toBeUndefined();
+    expect(
+      (await planReplicas(counts(1), { SSO_CLIENT_ID: 'training-sandbox', EXTERNAL_IDP_AUDIENCE: 'set' }, configured)).shared.EXTERNAL_IDP_AUDIENCE,
+    ).toBeUndefined();
   });
 });

@@ -256,7 +256,9 @@ describe.each(TRANSPORTS)('the same answers over the %s transport', (transport) 
       retryAfterSeconds: undefined,
       challenge: sha,
     });
-    const two = await failureOf(client.refuse({ status: GrpcStatus.UNAUTHENTICATED, code: 'digest_required', message: 'Authenticate.', challenge: [sha, md5] }));
+    const two = await failureOf(
+      client.refuse({ status: GrpcStatus.UNAUTHENTICATED, code: 'digest_required', message: 'Authenticate.', challenge: [sha, md5] }),
+    );
     expect(two.challenge).toEqual([sha, md5]);
   });
 
@@ -275,9 +277,16 @@ describe.each(TRANSPORTS)('the same answers over the %s transport', (transport) 
 
   it('a method the service does not implement, and a service it does not offer, are UNIMPLEMENTED "not_implemented"', async () => {
     const missing = await failureOf(client.missing({}));
-    expect(shape(missing)).toMatchObject({ status: GrpcStatus.UNIMPLEMENTED, code: 'not_implemented', message: `The ${PEER} service does not offer this yet.` });
+    expect(shape(missing)).toMatchObject({
+      status: GrpcStatus.UNIMPLEMENTED,
+      code: 'not_implemented',
+      message: `The ${PEER} service does not offer this yet.`,
+    });
     const Ctor = makeGenericClientConstructor(elsewhere, 'Elsewhere');
-    const other = promiseClient(Ctor as never, elsewhere, replica.address, PEER, 5000, { tls: NO_TLS }, { transport }) as unknown as { nope: Method; close(): void };
+    const other = promiseClient(Ctor as never, elsewhere, replica.address, PEER, 5000, { tls: NO_TLS }, { transport }) as unknown as {
+      nope: Method;
+      close(): void;
+    };
     cleanups.push(() => other.close());
     const nope = await failureOf(other.nope({}));
     expect(shape(nope)).toEqual(shape(missing));
@@ -294,7 +303,10 @@ describe('both transports, side by side', () => {
       ['refuse', { status: GrpcStatus.INVALID_ARGUMENT, code: 'bad_thing', message: 'That is not allowed: ü, %, ✓.' }],
       ['refuse', { status: GrpcStatus.NOT_FOUND, code: 'no_such_page', message: 'No such page.' }],
       ['refuse', { status: GrpcStatus.RESOURCE_EXHAUSTED, code: 'rate_limited', message: 'Later.', retryAfter: 2.2 }],
-      ['refuse', { status: GrpcStatus.UNAUTHENTICATED, code: 'digest_required', message: 'Who?', challenge: ['Basic realm="a"', 'Digest realm="a", nonce="x"'] }],
+      [
+        'refuse',
+        { status: GrpcStatus.UNAUTHENTICATED, code: 'digest_required', message: 'Who?', challenge: ['Basic realm="a"', 'Digest realm="a", nonce="x"'] },
+      ],
       ['refuse', { status: GrpcStatus.UNAVAILABLE, code: 'store_down', message: 'The store is down.', retryAfter: 5 }],
       ['crash', {}],
       ['missing', {}],
@@ -373,7 +385,8 @@ describe.each(TRANSPORTS)('round robin over the %s transport', (transport) => {
     await reachAll(client, ['r1', 'r2', 'r3']);
     const answers = await Promise.all(Array.from({ length: 300 }, () => client.whoami({})));
     const counts = countBy(answers.map((answer) => answer.server));
-    for (const name of ['r1', 'r2', 'r3']) expect({ name, fairShare: (counts.get(name) ?? 0) >= 60, counts: Object.fromEntries(counts) }).toMatchObject({ name, fairShare: true });
+    for (const name of ['r1', 'r2', 'r3'])
+      expect({ name, fairShare: (counts.get(name) ?? 0) >= 60, counts: Object.fromEntries(counts) }).toMatchObject({ name, fairShare: true });
   });
 });
 
@@ -493,9 +506,9 @@ describe('backpressure over the stream transport', () => {
     const pool = new CallStreamPool(replica.address, { channelOptions: {}, credentials: credentials.createInsecure(), maxQueuedPerLane: 4 });
     cleanups.push(() => pool.close());
     const send = (method: 'hold' | 'whoami', request: TransportRequest) =>
-      pool.call(definition[method].path, definition[method].requestSerialize(request), 30_000, undefined, undefined).then(
-        (bytes) => definition[method].responseDeserialize(bytes) as TransportResponse,
-      );
+      pool
+        .call(definition[method].path, definition[method].requestSerialize(request), 30_000, undefined, undefined)
+        .then((bytes) => definition[method].responseDeserialize(bytes) as TransportResponse);
     // Connected first, so what follows measures the service, not the connection.
     expect(await send('whoami', {})).toEqual({ server: 'held' });
 
@@ -703,8 +716,9 @@ describe('a server started with startGrpcService', () => {
     );
     expect(answer).toEqual({ server: 'plain' });
     const refused = await new Promise<ServiceError>((resolve) =>
-      (plain.refuse as (req: object, cb: (error: ServiceError | null) => void) => void)({ status: GrpcStatus.PERMISSION_DENIED, code: 'nope', message: 'No.' }, (error) =>
-        resolve(error!),
+      (plain.refuse as (req: object, cb: (error: ServiceError | null) => void) => void)(
+        { status: GrpcStatus.PERMISSION_DENIED, code: 'nope', message: 'No.' },
+        (error) => resolve(error!),
       ),
     );
     expect({ code: refused.code, details: refused.details, errorCode: refused.metadata.get('error-code') }).toEqual({

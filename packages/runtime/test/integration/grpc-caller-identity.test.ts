@@ -2,7 +2,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { oauth } from '@sandbox/contracts';
-import { createLogger, GrpcStatus, promiseClient, startGrpcService, unaryHandlers, type GrpcTransport, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
+import {
+  createLogger,
+  GrpcStatus,
+  promiseClient,
+  startGrpcService,
+  unaryHandlers,
+  type GrpcTransport,
+  type PromiseClient,
+  type RunningGrpcService,
+} from '@sandbox/runtime';
 import { testCertificateAuthority, tlsAs } from '@sandbox/testing';
 import { writeTlsDirectory } from '../../../launcher/src/certificates';
 
@@ -70,7 +79,7 @@ async function clientAs(name: string, transport: GrpcTransport, dir?: string): P
 const REFUSED = `${GrpcStatus.PERMISSION_DENIED} caller_not_allowed`;
 
 describe.each(TRANSPORTS)('callers over the %s transport', (transport) => {
-  it('when the gateway, the CLI and strangers call at once, then every call is its own caller\'s: answered as itself, or refused', async () => {
+  it("when the gateway, the CLI and strangers call at once, then every call is its own caller's: answered as itself, or refused", async () => {
     const clients = {
       gateway: await clientAs('gateway', transport),
       cli: await clientAs('cli', transport),

@@ -86,7 +86,13 @@ describe('a service started with startGrpcService', () => {
 
   it('health answers SERVING for "", the proto name and the dependency; and follows the dependency down and up', async () => {
     const statusOf = async (service: string) => (await healthClient.check({ service })).status;
-    const becomes = (service: string, status: number) => eventually(() => statusOf(service), (s) => s === status, HEALTH_CHANGE_BOUND_MS, 25);
+    const becomes = (service: string, status: number) =>
+      eventually(
+        () => statusOf(service),
+        (s) => s === status,
+        HEALTH_CHANGE_BOUND_MS,
+        25,
+      );
     for (const name of ['', 'sandbox.data.v1.DataService', 'fakestore']) {
       expect(await statusOf(name)).toBe(ServingStatus.SERVING);
     }

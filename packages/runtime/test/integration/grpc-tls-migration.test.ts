@@ -41,7 +41,17 @@ const STEPS: [GrpcTlsSetting, GrpcTlsSetting][] = [
 ];
 /** Every (caller, server) pairing a roll creates, in either direction (a downgrade is the same rolls backwards). */
 const PAIRINGS: [GrpcTlsSetting, GrpcTlsSetting][] = [
-  ...new Map(STEPS.flatMap(([from, to]) => [[from, from], [from, to], [to, from], [to, to]] as [GrpcTlsSetting, GrpcTlsSetting][]).map((p) => [p.join(' '), p])).values(),
+  ...new Map(
+    STEPS.flatMap(
+      ([from, to]) =>
+        [
+          [from, from],
+          [from, to],
+          [to, from],
+          [to, to],
+        ] as [GrpcTlsSetting, GrpcTlsSetting][],
+    ).map((p) => [p.join(' '), p]),
+  ).values(),
 ];
 
 /** The setting as a process named `name` reads it (GRPC_TLS, GRPC_TLS_DIR). */
@@ -86,7 +96,15 @@ async function startDataServer(setting: GrpcTlsSetting, host = '127.0.0.1', port
 }
 
 async function clientOf(caller: string, setting: GrpcTlsSetting, server: GrpcTlsSetting, transport: GrpcTransport) {
-  const client = promiseClient(data.DataServiceClient, data.DataServiceService, `127.0.0.1:${servers.get(server)!.service.port}`, 'data', 3000, { tls: await settingOf(setting, caller) }, { transport });
+  const client = promiseClient(
+    data.DataServiceClient,
+    data.DataServiceService,
+    `127.0.0.1:${servers.get(server)!.service.port}`,
+    'data',
+    3000,
+    { tls: await settingOf(setting, caller) },
+    { transport },
+  );
   open.push(client);
   return client;
 }
@@ -117,18 +135,24 @@ afterAll(async () => {
 });
 
 describe.each(TRANSPORTS)('over the %s transport', (transport) => {
-  it.each(PAIRINGS)('when a caller with GRPC_TLS=%s calls a server with GRPC_TLS=%s (a pairing of the upgrade path), then it is answered', async (caller, server) => {
-    expect(await statusOf(await clientOf('gateway', caller, server, transport))).toBe(GrpcStatus.OK);
-  });
+  it.each(PAIRINGS)(
+    'when a caller with GRPC_TLS=%s calls a server with GRPC_TLS=%s (a pairing of the upgrade path), then it is answered',
+    async (caller, server) => {
+      expect(await statusOf(await clientOf('gateway', caller, server, transport))).toBe(GrpcStatus.OK);
+    },
+  );
 
   it.each([
     ['off', 'on'],
     ['accept-tls', 'on'],
     ['send-tls', 'off'],
     ['on', 'off'],
-  ] as [GrpcTlsSetting, GrpcTlsSetting][])('when a caller with GRPC_TLS=%s calls a server with GRPC_TLS=%s (a step skipped), then the call never reaches it', async (caller, server) => {
-    expect([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED]).toContain(await statusOf(await clientOf('gateway', caller, server, transport)));
-  });
+  ] as [GrpcTlsSetting, GrpcTlsSetting][])(
+    'when a caller with GRPC_TLS=%s calls a server with GRPC_TLS=%s (a step skipped), then the call never reaches it',
+    async (caller, server) => {
+      expect([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED]).toContain(await statusOf(await clientOf('gateway', caller, server, transport)));
+    },
+  );
 
   it.each(['accept-tls', 'send-tls'] as GrpcTlsSetting[])(
     'when a server with GRPC_TLS=%s is called in plaintext and with mutual TLS on its one port, then the plaintext call is served and counted, the TLS calls are checked against the callers table',
@@ -156,7 +180,9 @@ describe('a TLS caller without a client certificate', () => {
   it.each([...GRPC_TLS_SETTINGS])('when it calls a server with GRPC_TLS=%s, then the handshake never completes', async (setting) => {
     // It trusts the sandbox's CA, so only the missing certificate of its own can fail it.
     const ca = readFileSync(join(await tlsDirectory('gateway'), 'ca.crt'));
-    const client = new data.DataServiceClient(`127.0.0.1:${servers.get(setting)!.service.port}`, credentials.createSsl(ca), { 'grpc.ssl_target_name_override': 'data' });
+    const client = new data.DataServiceClient(`127.0.0.1:${servers.get(setting)!.service.port}`, credentials.createSsl(ca), {
+      'grpc.ssl_target_name_override': 'data',
+    });
     open.push(client);
     const status = await new Promise<number>((resolve) => {
       client.getCatalog({ rootUrl: '' }, new Metadata(), { deadline: Date.now() + 3000 }, (error) => resolve(error ? error.code : GrpcStatus.OK));
@@ -166,10 +192,16 @@ describe('a TLS caller without a client certificate', () => {
 });
 
 describe('what an operator sees', () => {
-  it.each(['accept-tls', 'send-tls'] as GrpcTlsSetting[])('when a process starts with GRPC_TLS=%s, then it warns that its port takes plaintext too', (setting) => {
-    const warnings = servers.get(setting)!.logs.filter((l) => l.level === 'warn').map((l) => l.msg);
-    expect(warnings).toContainEqual(expect.stringContaining(`GRPC_TLS=${setting}: this port takes calls in plaintext too`));
-  });
+  it.each(['accept-tls', 'send-tls'] as GrpcTlsSetting[])(
+    'when a process starts with GRPC_TLS=%s, then it warns that its port takes plaintext too',
+    (setting) => {
+      const warnings = servers
+        .get(setting)!
+        .logs.filter((l) => l.level === 'warn')
+        .map((l) => l.msg);
+      expect(warnings).toContainEqual(expect.stringContaining(`GRPC_TLS=${setting}: this port takes calls in plaintext too`));
+    },
+  );
 
   it('when plaintext calls keep coming, then the log says so once, not once per call', async () => {
     const { logs } = servers.get('accept-tls')!;
@@ -183,7 +215,15 @@ describe('stopping a server that takes both protocols', () => {
   it('when it stops with a plaintext caller, a TLS caller and a silent connection open, then their calls in flight are answered, it stops within its grace and its port is closed', async () => {
     const server = await startDataServer('send-tls');
     const address = `127.0.0.1:${server.service.port}`;
-    const plain = promiseClient(data.DataServiceClient, data.DataServiceService, address, 'data', 3000, { tls: await settingOf('off', 'gateway') }, { transport: 'stream' });
+    const plain = promiseClient(
+      data.DataServiceClient,
+      data.DataServiceService,
+      address,
+      'data',
+      3000,
+      { tls: await settingOf('off', 'gateway') },
+      { transport: 'stream' },
+    );
     const tls = promiseClient(data.DataServiceClient, data.DataServiceService, address, 'data', 3000, { tls: await settingOf('on', 'gateway') });
     open.push(plain, tls);
     expect(await statusOf(plain)).toBe(GrpcStatus.OK);
@@ -236,7 +276,15 @@ describe('a roll from one setting to the next under calls', () => {
     const resolve: Resolve = async () => [...hosts];
     const client = async (setting: GrpcTlsSetting) => {
       const target = transport === 'stream' ? `${HOST}:${port}` : `ipv4:127.0.0.1:${port},127.0.0.2:${port}`;
-      const made = promiseClient(data.DataServiceClient, data.DataServiceService, target, 'data', 5000, { tls: await settingOf(setting, 'gateway') }, { transport, resolve });
+      const made = promiseClient(
+        data.DataServiceClient,
+        data.DataServiceService,
+        target,
+        'data',
+        5000,
+        { tls: await settingOf(setting, 'gateway') },
+        { transport, resolve },
+      );
       open.push(made);
       return made;
     };

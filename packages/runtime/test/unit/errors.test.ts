@@ -17,7 +17,10 @@ describe('errors across gRPC', () => {
 
   it('when a throttle says when to retry, then the delay crosses the wire in whole seconds', () => {
     const sent = toServiceError(resourceExhausted('too_many_attempts', 'Slow down.').retryAfter(1.2));
-    const received = fromServiceError(Object.assign(new Error('Slow down.'), { code: sent.code!, details: sent.details!, metadata: sent.metadata! }), 'identity');
+    const received = fromServiceError(
+      Object.assign(new Error('Slow down.'), { code: sent.code!, details: sent.details!, metadata: sent.metadata! }),
+      'identity',
+    );
     expect(received).toMatchObject({ code: 'too_many_attempts', retryAfterSeconds: 2 });
     expect(fromServiceError(serviceError(GrpcStatus.NOT_FOUND, 'gone', 'unknown_app'), 'identity').retryAfterSeconds).toBeUndefined();
   });

@@ -17,13 +17,23 @@ describe('logger', () => {
     const { lines, stream } = capture();
     const logger = createLogger('test', 'info', stream);
     logger.info(
-      { authorization: 'Bearer bt_secret1', headers: { 'x-api-key': 'ak_secret2', accept: 'json' }, body: { password: 'secret3', clientSecret: 'secret4' }, appId: 'app_ok' },
+      {
+        authorization: 'Bearer bt_secret1',
+        headers: { 'x-api-key': 'ak_secret2', accept: 'json' },
+        body: { password: 'secret3', clientSecret: 'secret4' },
+        appId: 'app_ok',
+      },
       'with secrets',
     );
     await new Promise((r) => setImmediate(r));
     const line = lines.join('\n');
     for (const secret of ['bt_secret1', 'ak_secret2', 'secret3', 'secret4']) expect(line).not.toContain(secret);
-    expect(JSON.parse(lines[0])).toMatchObject({ service: 'test', appId: 'app_ok', headers: { 'x-api-key': '[redacted]', accept: 'json' }, msg: 'with secrets' });
+    expect(JSON.parse(lines[0])).toMatchObject({
+      service: 'test',
+      appId: 'app_ok',
+      headers: { 'x-api-key': '[redacted]', accept: 'json' },
+      msg: 'with secrets',
+    });
   });
 
   it('when nothing is secret, then the object is passed through unchanged', () => {

@@ -23,7 +23,12 @@ function get(url: string, method = 'GET'): Promise<{ status: number; type: strin
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: Buffer.concat(chunks).toString('utf8'), length: res.headers['content-length'] }),
+        resolve({
+          status: res.statusCode ?? 0,
+          type: String(res.headers['content-type']),
+          body: Buffer.concat(chunks).toString('utf8'),
+          length: res.headers['content-length'],
+        }),
       );
     });
     req.on('error', reject);

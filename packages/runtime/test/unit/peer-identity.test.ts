@@ -33,7 +33,12 @@ describe('peerIdentity', () => {
   it('when a certificate names another trust domain, then it proves no identity the first time and every time after, and the sandbox one of the same name still does', async () => {
     const stranger = await issued('gateway', 'spiffe://elsewhere/gateway');
     const gateway = await issued('gateway');
-    expect([peerIdentity(stranger), peerIdentity(stranger), peerIdentity(gateway), peerIdentity(stranger)]).toEqual([undefined, undefined, 'gateway', undefined]);
+    expect([peerIdentity(stranger), peerIdentity(stranger), peerIdentity(gateway), peerIdentity(stranger)]).toEqual([
+      undefined,
+      undefined,
+      'gateway',
+      undefined,
+    ]);
   });
 
   it('when two certificates of one identity differ (a rotation), then both are read as it', async () => {
@@ -62,7 +67,10 @@ describe('peerIdentity', () => {
   });
 
   it('when more certificates are read than it remembers, then every one is still read as itself', () => {
-    const many = Array.from({ length: 600 }, (_, i) => ({ fingerprint256: `FP:${i}`, subjectaltname: `URI:spiffe://training-sandbox/s${i}` }) as unknown as PeerCertificate);
+    const many = Array.from(
+      { length: 600 },
+      (_, i) => ({ fingerprint256: `FP:${i}`, subjectaltname: `URI:spiffe://training-sandbox/s${i}` }) as unknown as PeerCertificate,
+    );
     expect(many.map((cert) => peerIdentity(cert))).toEqual(many.map((_, i) => `s${i}`));
     expect(many.map((cert) => peerIdentity(cert))).toEqual(many.map((_, i) => `s${i}`));
   });

@@ -29,7 +29,6 @@ export function civilOf(epochDay: number): CivilDate {
   return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
 }
 
-
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
 /** 'YYYY-MM-DD' */
@@ -44,7 +43,6 @@ export function formatDateTime(epochDay: number, secondOfDay: number): string {
   const minutes = Math.floor((secondOfDay % 3600) / 60);
   return `${formatDate(epochDay)}T${pad2(hours)}:${pad2(minutes)}:${pad2(secondOfDay % 60)}Z`;
 }
-
 
 /** First day of the month `monthsAfter` months after the month starting on `firstOfMonth`. */
 export function addMonths(firstOfMonth: number, monthsAfter: number): number {

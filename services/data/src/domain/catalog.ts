@@ -29,7 +29,12 @@ export function catalog(rootUrl: string) {
       scope: pack.scope,
       description: pack.description,
       url: packUrl(rootUrl, pack.name),
-      entities: pack.entities.map((entity) => ({ name: entity.name, description: entity.description, rows: entity.count, url: entityUrl(rootUrl, entity.pack, entity.name) })),
+      entities: pack.entities.map((entity) => ({
+        name: entity.name,
+        description: entity.description,
+        rows: entity.count,
+        url: entityUrl(rootUrl, entity.pack, entity.name),
+      })),
     })),
     shapes: SHAPES.map((shape) => ({
       name: shape,

@@ -67,7 +67,11 @@ export function planPage(query: PagingQuery, entity: EntityDefinition, key: Sign
   if (paginate === 'token' && cursor !== undefined) throw conflict('cursor', 'paginate=token');
   if (paginate !== undefined && paginate !== 'token' && pageToken !== undefined) throw conflict('pageToken', `paginate=${paginate}`);
   const opaque = paginate !== undefined ? `paginate=${paginate}` : cursor !== undefined ? 'cursor' : pageToken !== undefined ? 'pageToken' : null;
-  for (const [name, value] of [['page', query.page], ['offset', query.offset], ['limit', query.limit]] as const) {
+  for (const [name, value] of [
+    ['page', query.page],
+    ['offset', query.offset],
+    ['limit', query.limit],
+  ] as const) {
     if (opaque !== null && value !== undefined) throw conflict(name, opaque);
   }
   if (query.page !== undefined && query.offset !== undefined) throw conflict('page', 'offset');
@@ -75,7 +79,8 @@ export function planPage(query: PagingQuery, entity: EntityDefinition, key: Sign
   if (query.limit !== undefined && query.page_size !== undefined) throw conflict('limit', 'page_size');
 
   const style: PaginationStyle =
-    paginate ?? (cursor !== undefined ? 'cursor' : pageToken !== undefined ? 'token' : query.offset !== undefined || query.limit !== undefined ? 'offset' : 'page');
+    paginate ??
+    (cursor !== undefined ? 'cursor' : pageToken !== undefined ? 'token' : query.offset !== undefined || query.limit !== undefined ? 'offset' : 'page');
 
   if (style === 'offset') {
     const { size, clamped } = rowsPerPage(query.limit !== undefined ? 'limit' : 'page_size', query.limit ?? query.page_size);

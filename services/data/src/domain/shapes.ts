@@ -18,7 +18,8 @@ export function shapeIndex(shape: Shape): number {
 }
 
 type Member = readonly [as: string, field: string];
-type NestPlanEntry = { readonly kind: 'field'; readonly key: string; readonly field: string } | { readonly kind: 'group'; readonly key: string; readonly members: Member[] };
+type NestPlanEntry =
+  { readonly kind: 'field'; readonly key: string; readonly field: string } | { readonly kind: 'group'; readonly key: string; readonly members: Member[] };
 
 interface EntityPlans {
   readonly header: readonly string[];

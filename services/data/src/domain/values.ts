@@ -11,15 +11,78 @@ export function idOf(prefix: string, n: number, width: number): string {
 }
 
 const FIRST_NAMES = [
-  'Amelia', 'Noah', 'Priya', 'Mateo', 'Aisha', 'Liam', 'Sofia', 'Hiroshi', 'Chloe', 'Kwame',
-  'Elena', 'Omar', 'Grace', 'Lucas', 'Mei', 'Daniel', 'Fatima', 'Jonas', 'Isabel', 'Arjun',
-  'Olivia', 'Ethan', 'Zara', 'Mohammed', 'Hannah', 'Diego', 'Yuki', 'Samuel', 'Leila', 'Oscar',
-  'Nina', 'Tomás', 'Ava', 'Ravi', 'Freya', 'Kofi', 'Maya', 'Felix', 'Ingrid', 'Wei',
+  'Amelia',
+  'Noah',
+  'Priya',
+  'Mateo',
+  'Aisha',
+  'Liam',
+  'Sofia',
+  'Hiroshi',
+  'Chloe',
+  'Kwame',
+  'Elena',
+  'Omar',
+  'Grace',
+  'Lucas',
+  'Mei',
+  'Daniel',
+  'Fatima',
+  'Jonas',
+  'Isabel',
+  'Arjun',
+  'Olivia',
+  'Ethan',
+  'Zara',
+  'Mohammed',
+  'Hannah',
+  'Diego',
+  'Yuki',
+  'Samuel',
+  'Leila',
+  'Oscar',
+  'Nina',
+  'Tomás',
+  'Ava',
+  'Ravi',
+  'Freya',
+  'Kofi',
+  'Maya',
+  'Felix',
+  'Ingrid',
+  'Wei',
 ];
 const LAST_NAMES = [
-  'Khan', 'Smith', 'Patel', 'García', 'Okafor', 'Müller', 'Nguyen', 'Rossi', 'Tanaka', 'Silva',
-  'Johnson', 'Kowalski', 'Haddad', 'Larsen', 'Chen', 'Brown', 'Mensah', 'Dubois', 'Fernández', 'Singh',
-  'Andersson', 'Kim', 'Murphy', 'Novak', 'Ibrahim', 'Costa', 'Walker', 'Ito', 'Schmidt', 'Reyes',
+  'Khan',
+  'Smith',
+  'Patel',
+  'García',
+  'Okafor',
+  'Müller',
+  'Nguyen',
+  'Rossi',
+  'Tanaka',
+  'Silva',
+  'Johnson',
+  'Kowalski',
+  'Haddad',
+  'Larsen',
+  'Chen',
+  'Brown',
+  'Mensah',
+  'Dubois',
+  'Fernández',
+  'Singh',
+  'Andersson',
+  'Kim',
+  'Murphy',
+  'Novak',
+  'Ibrahim',
+  'Costa',
+  'Walker',
+  'Ito',
+  'Schmidt',
+  'Reyes',
 ];
 
 export interface PersonName {
@@ -42,7 +105,10 @@ const folded = new Map<string, string>();
 export function asciiLower(name: string): string {
   let result = folded.get(name);
   if (result === undefined) {
-    result = name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+    result = name
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase();
     folded.set(name, result);
   }
   return result;

@@ -22,7 +22,9 @@ describe('catalog', () => {
       expect(pack.scope).toBe(`${pack.name}:read`);
       expect(pack.description.length).toBeGreaterThan(10);
       expect(pack.url).toBe(`${ROOT}/${pack.name}`);
-      expect(pack.entities).toEqual(definition.entities.map((e) => ({ name: e.name, description: e.description, rows: e.count, url: `${ROOT}/${pack.name}/${e.name}` })));
+      expect(pack.entities).toEqual(
+        definition.entities.map((e) => ({ name: e.name, description: e.description, rows: e.count, url: `${ROOT}/${pack.name}/${e.name}` })),
+      );
     }
   });
 
@@ -71,7 +73,11 @@ describe('pack description', () => {
 
   it('when employees are described, then the foreign key and nested place of a field are given', () => {
     const employees = describePack('hr', ROOT).entities.find((e) => e.name === 'employees')!;
-    expect(employees.fields.find((f) => f.name === 'department_id')).toMatchObject({ references: 'departments.id', nested_as: 'department.id', nullable: false });
+    expect(employees.fields.find((f) => f.name === 'department_id')).toMatchObject({
+      references: 'departments.id',
+      nested_as: 'department.id',
+      nullable: false,
+    });
     expect(employees.fields.find((f) => f.name === 'manager_id')).toMatchObject({ nullable: true });
     expect(employees.shapes.nested).toContain('compensation: {salary, currency}');
   });
@@ -93,7 +99,7 @@ describe('URLs follow the root the gateway sends', () => {
     for (const url of urls) expect(url.startsWith(`${PREFIXED}/`)).toBe(true);
   });
 
-  it('when a pack is described under a prefixed root, then its URL and its entities\' URLs are below it', () => {
+  it("when a pack is described under a prefixed root, then its URL and its entities' URLs are below it", () => {
     const description = describePack('cricket', PREFIXED);
     expect(description.url).toBe(`${PREFIXED}/cricket`);
     expect(description.entities.map((e) => e.url)).toEqual(['teams', 'players', 'matches', 'innings'].map((e) => `${PREFIXED}/cricket/${e}`));

@@ -51,7 +51,10 @@ describe('determinism', () => {
     (_, entity) => {
       const indices = sampleIndices(entity, 300);
       const forward = indices.map((i) => entity.row(i));
-      const backward = [...indices].reverse().map((i) => entity.row(i)).reverse();
+      const backward = [...indices]
+        .reverse()
+        .map((i) => entity.row(i))
+        .reverse();
       let fresh: EntityDefinition | undefined;
       jest.isolateModules(() => {
         fresh = (require('../../src/domain/packs') as typeof import('../../src/domain/packs')).findEntity(entity.pack, entity.name);
@@ -80,19 +83,22 @@ describe('fields', () => {
     datetime: (v) => typeof v === 'string' && DATETIME.test(v) && !Number.isNaN(Date.parse(v)),
   };
 
-  it.each(ENTITIES.map((e) => [`${e.pack}/${e.name}`, e] as const))('when %s rows are generated, then each has exactly its declared fields and types', (_, entity) => {
-    const names = entity.fields.map((f) => f.name);
-    for (const i of sampleIndices(entity, 1000)) {
-      const row = entity.row(i);
-      expect(Object.keys(row)).toEqual(names);
-      for (const field of entity.fields) {
-        const value = row[field.name];
-        const ok = (field.nullable === true && value === null) || matchesType[field.type]!(value);
-        if (!ok) throw new Error(`${entity.pack}/${entity.name} row ${i}: ${field.name}=${JSON.stringify(value)} is not a ${field.type}`);
+  it.each(ENTITIES.map((e) => [`${e.pack}/${e.name}`, e] as const))(
+    'when %s rows are generated, then each has exactly its declared fields and types',
+    (_, entity) => {
+      const names = entity.fields.map((f) => f.name);
+      for (const i of sampleIndices(entity, 1000)) {
+        const row = entity.row(i);
+        expect(Object.keys(row)).toEqual(names);
+        for (const field of entity.fields) {
+          const value = row[field.name];
+          const ok = (field.nullable === true && value === null) || matchesType[field.type]!(value);
+          if (!ok) throw new Error(`${entity.pack}/${entity.name} row ${i}: ${field.name}=${JSON.stringify(value)} is not a ${field.type}`);
+        }
       }
-    }
-    for (const field of entity.fields) expect(field.meaning.length).toBeGreaterThan(5);
-  });
+      for (const field of entity.fields) expect(field.meaning.length).toBeGreaterThan(5);
+    },
+  );
 
   it.each(ENTITIES.map((e) => [`${e.pack}/${e.name}`, e] as const))('when %s is scanned, then its primary key is unique', (_, entity) => {
     const keys = sampleIndices(entity, 20_000).map((i) => {
@@ -105,7 +111,9 @@ describe('fields', () => {
 
 describe('foreign keys', () => {
   const relations = ENTITIES.flatMap((entity) =>
-    entity.fields.filter((f) => f.references).map((f) => [`${entity.pack}/${entity.name}.${f.name} -> ${f.references!.entity}.${f.references!.field}`, entity, f.name, f.references!] as const),
+    entity.fields
+      .filter((f) => f.references)
+      .map((f) => [`${entity.pack}/${entity.name}.${f.name} -> ${f.references!.entity}.${f.references!.field}`, entity, f.name, f.references!] as const),
   );
 
   it('when the relations are listed, then every relation the spec names is declared', () => {
@@ -156,7 +164,7 @@ describe('fpa consistency', () => {
     }
   });
 
-  it('when a cost center\'s monthly budgets are summed by year, then they equal its annual budget', () => {
+  it("when a cost center's monthly budgets are summed by year, then they equal its annual budget", () => {
     for (const center of costCenters) {
       const lines = actuals.filter((a) => a['cost_center_id'] === center['id'] && (a['period'] as string).startsWith('2025'));
       expect(lines).toHaveLength(12);
@@ -183,7 +191,7 @@ describe('stocks consistency', () => {
       if (!(low > 0 && low <= open && low <= close && high >= open && high >= close)) throw new Error(`inconsistent OHLC ${JSON.stringify(candle)}`);
       if (previous) {
         expect((candle['date'] as string) > (previous['date'] as string)).toBe(true);
-        expect(candle['change_pct']).toBeCloseTo(((close / (previous['close'] as number)) - 1) * 100, 1);
+        expect(candle['change_pct']).toBeCloseTo((close / (previous['close'] as number) - 1) * 100, 1);
       } else {
         expect(candle['change_pct']).toBeNull();
       }
@@ -225,7 +233,7 @@ describe('marketing consistency', () => {
   const campaigns = byId(rows('marketing', 'campaigns'));
   const daily = rows('marketing', 'daily');
 
-  it('when a daily row is read, then it belongs to its campaign\'s channel, falls within its dates and respects funnel and budget', () => {
+  it("when a daily row is read, then it belongs to its campaign's channel, falls within its dates and respects funnel and budget", () => {
     for (const day of daily) {
       const campaign = campaigns.get(day['campaign_id'] as string)!;
       expect(day['channel_id']).toBe(campaign['channel_id']);
@@ -237,7 +245,7 @@ describe('marketing consistency', () => {
     }
   });
 
-  it('when a campaign\'s daily rows are counted, then there is one per day it ran', () => {
+  it("when a campaign's daily rows are counted, then there is one per day it ran", () => {
     for (const campaign of campaigns.values()) {
       const days = (Date.parse(campaign['end_date'] as string) - Date.parse(campaign['start_date'] as string)) / 86_400_000 + 1;
       expect(daily.filter((d) => d['campaign_id'] === campaign['id'])).toHaveLength(days);
@@ -339,11 +347,15 @@ describe('cricket consistency', () => {
       const last = own[own.length - 1]!;
       const chaseComplete = (totals.get(second) ?? 0) > (totals.get(first) ?? 0);
       const expectedWinner =
-        last['batting_team_id'] === second && chaseComplete ? second
-        : (totals.get(first) ?? 0) > (totals.get(second) ?? 0) && (last['all_out'] === true || match['format'] !== 'Test') ? first
-        : null;
+        last['batting_team_id'] === second && chaseComplete
+          ? second
+          : (totals.get(first) ?? 0) > (totals.get(second) ?? 0) && (last['all_out'] === true || match['format'] !== 'Test')
+            ? first
+            : null;
       expect(match['winner_team_id']).toBe(expectedWinner);
-      expect(match['result']).toBe(expectedWinner === null ? (match['format'] === 'Test' ? 'draw' : 'tie') : expectedWinner === match['home_team_id'] ? 'home_win' : 'away_win');
+      expect(match['result']).toBe(
+        expectedWinner === null ? (match['format'] === 'Test' ? 'draw' : 'tie') : expectedWinner === match['home_team_id'] ? 'home_win' : 'away_win',
+      );
     }
   });
 

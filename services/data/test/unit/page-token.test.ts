@@ -140,6 +140,8 @@ describe('cursors and tokens at the endpoint', () => {
 
   it('when a cursor issued by the link style is followed in the cursor style, then it is accepted', () => {
     const cursor = nextCursor('paginate=link&page_size=4');
-    expect(get(dataUrl('hr', 'employees', `paginate=cursor&cursor=${cursor}`)).body.data).toEqual(get(dataUrl('hr', 'employees', 'page=2&page_size=4')).body.data);
+    expect(get(dataUrl('hr', 'employees', `paginate=cursor&cursor=${cursor}`)).body.data).toEqual(
+      get(dataUrl('hr', 'employees', 'page=2&page_size=4')).body.data,
+    );
   });
 });

@@ -173,26 +173,33 @@ describe('defaults and the body', () => {
     expect(body.data).toHaveLength(50);
   });
 
-  it.each(['page=1', 'offset=0', 'paginate=cursor', 'paginate=token', 'paginate=link'])('when %s has more rows, then nextLink is in the body and equals next_url', (query) => {
-    const { body } = get(dataUrl('cricket', 'teams', `${query}&page_size=5`));
-    expect(body.nextLink).toBeDefined();
-    expect(body.nextLink).toBe(body.pagination.next_url);
-    expect(body.pagination.next_url).toBe(`${new URL(ROOT_URL).origin}${body.pagination.next}`);
-  });
+  it.each(['page=1', 'offset=0', 'paginate=cursor', 'paginate=token', 'paginate=link'])(
+    'when %s has more rows, then nextLink is in the body and equals next_url',
+    (query) => {
+      const { body } = get(dataUrl('cricket', 'teams', `${query}&page_size=5`));
+      expect(body.nextLink).toBeDefined();
+      expect(body.nextLink).toBe(body.pagination.next_url);
+      expect(body.pagination.next_url).toBe(`${new URL(ROOT_URL).origin}${body.pagination.next}`);
+    },
+  );
 
-  it.each(['page=4', 'offset=15', 'paginate=cursor', 'paginate=token', 'paginate=link'])('when %s reaches the last page, then next is null and nextLink, nextPageToken and Link are absent', (query) => {
-    const size = query.startsWith('paginate') ? 'page_size=16' : query.startsWith('offset') ? 'limit=5' : 'page_size=5';
-    const { body, link } = get(dataUrl('cricket', 'teams', `${query}&${size}`));
-    expect(body.data.length).toBeGreaterThan(0);
-    expect(body.pagination).toMatchObject({ has_more: false, next: null, next_url: null });
-    expect(body).not.toHaveProperty('nextLink');
-    expect(body).not.toHaveProperty('nextPageToken');
-    expect(link).toBe('');
-  });
+  it.each(['page=4', 'offset=15', 'paginate=cursor', 'paginate=token', 'paginate=link'])(
+    'when %s reaches the last page, then next is null and nextLink, nextPageToken and Link are absent',
+    (query) => {
+      const size = query.startsWith('paginate') ? 'page_size=16' : query.startsWith('offset') ? 'limit=5' : 'page_size=5';
+      const { body, link } = get(dataUrl('cricket', 'teams', `${query}&${size}`));
+      expect(body.data.length).toBeGreaterThan(0);
+      expect(body.pagination).toMatchObject({ has_more: false, next: null, next_url: null });
+      expect(body).not.toHaveProperty('nextLink');
+      expect(body).not.toHaveProperty('nextPageToken');
+      expect(link).toBe('');
+    },
+  );
 
   it('when token pagination is used, then nextPageToken is in the body and no other style shows one', () => {
     expect(get(dataUrl('hr', 'employees', 'paginate=token')).body.nextPageToken).toEqual(expect.any(String));
-    for (const query of ['page=1', 'offset=0', 'paginate=cursor', 'paginate=link']) expect(get(dataUrl('hr', 'employees', query)).body).not.toHaveProperty('nextPageToken');
+    for (const query of ['page=1', 'offset=0', 'paginate=cursor', 'paginate=link'])
+      expect(get(dataUrl('hr', 'employees', query)).body).not.toHaveProperty('nextPageToken');
   });
 
   it('when offset is used with page_size, then page_size acts as the limit', () => {

@@ -12,7 +12,8 @@ const request = (rawQuery: string, overrides: Partial<PageRequest> = {}): PageRe
   ...overrides,
 });
 const render = (rawQuery = '', overrides: Partial<PageRequest> = {}) => renderPage(request(rawQuery, overrides), SIGNING_KEY);
-const body = (rawQuery = '', overrides: Partial<PageRequest> = {}) => JSON.parse(render(rawQuery, overrides).bodyJson.toString('utf8')) as Record<string, unknown>;
+const body = (rawQuery = '', overrides: Partial<PageRequest> = {}) =>
+  JSON.parse(render(rawQuery, overrides).bodyJson.toString('utf8')) as Record<string, unknown>;
 
 describe('not found and permission', () => {
   it('when the pack is unknown, then NOT_FOUND unknown_pack naming it', () => {
@@ -56,7 +57,7 @@ describe('not found and permission', () => {
 });
 
 describe('the body', () => {
-  it('when a page with more rows renders, then its fields are the spec\'s, in order', () => {
+  it("when a page with more rows renders, then its fields are the spec's, in order", () => {
     expect(Object.keys(body('page_size=3'))).toEqual(['pack', 'entity', 'shape', 'nextLink', 'pagination', 'data']);
     expect(Object.keys(body('page_size=3&paginate=token'))).toEqual(['pack', 'entity', 'shape', 'nextLink', 'nextPageToken', 'pagination', 'data']);
   });
@@ -97,9 +98,12 @@ describe('link header', () => {
     expect(parsed.nextLink.startsWith(`${ROOT_URL}/cricket/teams?paginate=link&cursor=`)).toBe(true);
   });
 
-  it.each(['page=1&page_size=5', 'offset=0&limit=5', 'paginate=cursor&page_size=5', 'paginate=token&page_size=5'])('when %s is used, then there is no Link header', (query) => {
-    expect(render(query).link).toBe('');
-  });
+  it.each(['page=1&page_size=5', 'offset=0&limit=5', 'paginate=cursor&page_size=5', 'paginate=token&page_size=5'])(
+    'when %s is used, then there is no Link header',
+    (query) => {
+      expect(render(query).link).toBe('');
+    },
+  );
 });
 
 describe('next links', () => {

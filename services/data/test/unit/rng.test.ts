@@ -10,7 +10,14 @@ describe('hashing and the seeded generator', () => {
   });
 
   it('when the same seed is used twice, then the same sequence comes out; another seed gives another', () => {
-    const draw = (seed: number) => Array.from({ length: 5 }, ((rng) => () => rng.next())(new Rng(seed)));
+    const draw = (seed: number) =>
+      Array.from(
+        { length: 5 },
+        (
+          (rng) => () =>
+            rng.next()
+        )(new Rng(seed)),
+      );
     expect(draw(42)).toEqual(draw(42));
     expect(draw(42)).not.toEqual(draw(43));
   });
@@ -37,13 +44,16 @@ describe('hashing and the seeded generator', () => {
 });
 
 describe('calendar', () => {
-  it.each(['1970-01-01', '2000-02-29', '2024-12-31', '2025-12-31', '2026-01-01', '2018-05-03'])('when %s goes to a day number and back, then it is unchanged and agrees with Date', (iso) => {
-    const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
-    const day = dayOf(y, m, d);
-    expect(day).toBe(Date.UTC(y, m - 1, d) / 86_400_000);
-    expect(formatDate(day)).toBe(iso);
-    expect(civilOf(day)).toEqual({ year: y, month: m, day: d });
-  });
+  it.each(['1970-01-01', '2000-02-29', '2024-12-31', '2025-12-31', '2026-01-01', '2018-05-03'])(
+    'when %s goes to a day number and back, then it is unchanged and agrees with Date',
+    (iso) => {
+      const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
+      const day = dayOf(y, m, d);
+      expect(day).toBe(Date.UTC(y, m - 1, d) / 86_400_000);
+      expect(formatDate(day)).toBe(iso);
+      expect(civilOf(day)).toEqual({ year: y, month: m, day: d });
+    },
+  );
 
   it('when months are added and a time is formatted, then the result is a valid date and time', () => {
     expect(formatDate(addMonths(dayOf(2024, 11, 1), 3))).toBe('2025-02-01');

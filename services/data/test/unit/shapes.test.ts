@@ -61,7 +61,10 @@ describe('nested', () => {
           flattened[field.name] = value as Row[string];
         }
         expect(flattened).toEqual(rows[n]);
-        const leaves = Object.values(object).reduce<number>((count, value) => count + (value !== null && typeof value === 'object' ? Object.keys(value).length : 1), 0);
+        const leaves = Object.values(object).reduce<number>(
+          (count, value) => count + (value !== null && typeof value === 'object' ? Object.keys(value).length : 1),
+          0,
+        );
         expect(leaves).toBe(entity.fields.length);
       });
     }
@@ -100,7 +103,7 @@ describe('nested-list', () => {
         });
       } else {
         const parent = relation.parent();
-        expect((data.flatMap((group) => group[relation.key] as Row[]))).toEqual(rows);
+        expect(data.flatMap((group) => group[relation.key] as Row[])).toEqual(rows);
         const expectedParents = [...new Set(rows.map((_, n) => relation.parentOf((page - 1) * PAGE_SIZE + n)))];
         expect(data.map(({ [relation.key]: _members, ...rest }) => rest)).toEqual(expectedParents.map((p) => parent.row(p)));
       }

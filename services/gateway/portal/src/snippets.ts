@@ -13,16 +13,7 @@ import { PACK_SCOPES } from '../../../../packages/contracts/src/account-rules';
 
 export type Language = 'curl' | 'python' | 'javascript' | 'powerquery';
 export type AuthStyle =
-  | 'api_key_header'
-  | 'api_key_query'
-  | 'bearer'
-  | 'basic'
-  | 'oauth2_client_credentials'
-  | 'oauth2_authorization_code'
-  | 'oauth1'
-  | 'jwt'
-  | 'hmac'
-  | 'digest';
+  'api_key_header' | 'api_key_query' | 'bearer' | 'basic' | 'oauth2_client_credentials' | 'oauth2_authorization_code' | 'oauth1' | 'jwt' | 'hmac' | 'digest';
 export type PaginationStyle = 'page' | 'offset' | 'cursor' | 'token' | 'link';
 
 /** Credential values the page has on screen right now; absent ones become placeholders. */
@@ -69,7 +60,12 @@ export interface StyleInfo<S> {
 
 export const AUTH_STYLES: ReadonlyArray<StyleInfo<AuthStyle>> = [
   { id: 'api_key_header', title: 'API key in a header', how: 'The API key in the x-api-key header of each data request.', needs: ['apiKey'] },
-  { id: 'api_key_query', title: 'API key in the query', how: 'The API key as the api_key query parameter: the weaker form, as URLs end up in logs and browser history.', needs: ['apiKey'] },
+  {
+    id: 'api_key_query',
+    title: 'API key in the query',
+    how: 'The API key as the api_key query parameter: the weaker form, as URLs end up in logs and browser history.',
+    needs: ['apiKey'],
+  },
   { id: 'bearer', title: 'Bearer token', how: 'The app bearer token (bt_…) in Authorization: Bearer.', needs: ['bearerToken'] },
   { id: 'basic', title: 'Basic', how: 'App ID and App Secret in Authorization: Basic (RFC 7617).', needs: ['appSecret'] },
   {
@@ -84,9 +80,19 @@ export const AUTH_STYLES: ReadonlyArray<StyleInfo<AuthStyle>> = [
     how: 'Get a code from /oauth/authorize (approved at once, sent to a registered redirect URI), redeem it with the PKCE verifier, then use the access token.',
     needs: ['appSecret'],
   },
-  { id: 'oauth1', title: 'OAuth 1.0a', how: 'Three legs (request token, authorize, access token), then a signed request; consumer key = App ID, consumer secret = API key.', needs: ['apiKey'] },
+  {
+    id: 'oauth1',
+    title: 'OAuth 1.0a',
+    how: 'Three legs (request token, authorize, access token), then a signed request; consumer key = App ID, consumer secret = API key.',
+    needs: ['apiKey'],
+  },
   { id: 'jwt', title: 'JWT', how: 'Get an HS256 JWT from /playground/auth/jwt/issue (Basic), then send it as a bearer token.', needs: ['appSecret'] },
-  { id: 'hmac', title: 'HMAC signature', how: 'x-app-id, x-timestamp and x-signature = hex HMAC-SHA256 of "timestamp.METHOD.path", keyed with the API key.', needs: ['apiKey'] },
+  {
+    id: 'hmac',
+    title: 'HMAC signature',
+    how: 'x-app-id, x-timestamp and x-signature = hex HMAC-SHA256 of "timestamp.METHOD.path", keyed with the API key.',
+    needs: ['apiKey'],
+  },
   { id: 'digest', title: 'Digest', how: 'HTTP Digest (RFC 7616): answer the 401 challenge with username = App ID and password = API key.', needs: ['apiKey'] },
 ];
 
@@ -128,7 +134,13 @@ export function dataTarget(scopes: readonly string[]): DataTarget {
   const scope = held.includes('hr:read') ? 'hr:read' : (held[0] ?? 'hr:read');
   const pack = scope.split(':')[0];
   const entities = PACK_ENTITIES[pack] ?? PACK_ENTITIES.hr;
-  return { pack, scope, smallPath: `/playground/data/${pack}/${entities.small}`, largePath: `/playground/data/${pack}/${entities.large}`, held: held.length > 0 };
+  return {
+    pack,
+    scope,
+    smallPath: `/playground/data/${pack}/${entities.small}`,
+    largePath: `/playground/data/${pack}/${entities.large}`,
+    held: held.length > 0,
+  };
 }
 
 /** The registered redirect URI the authorization-code snippets use, or a loopback one to register. */
@@ -193,7 +205,8 @@ function basePathOf(baseUrl: string): string {
 }
 
 /** What every HMAC snippet says it signs: the server checks the path the client sent, a proxy's prefix included. */
-const HMAC_SIGNED = 'Sign "timestamp.METHOD.path": the path as your client sends it on the request line (the base URL\'s path included), without the query string.';
+const HMAC_SIGNED =
+  'Sign "timestamp.METHOD.path": the path as your client sends it on the request line (the base URL\'s path included), without the query string.';
 
 /** Lines joined with newlines, a trailing newline, and nothing for false/undefined entries. */
 const lines = (...parts: Array<string | false | undefined>) => `${parts.filter((p): p is string => typeof p === 'string').join('\n')}\n`;
@@ -206,7 +219,12 @@ const redirectNote = (v: Values, comment: string) =>
 // ---- authentication snippets ---------------------------------------------------
 
 export function authSnippet(style: AuthStyle, language: Language, input: SnippetInput): string {
-  const write: Record<Language, (style: AuthStyle, v: Values) => string> = { curl: curlAuth, python: pythonAuth, javascript: javascriptAuth, powerquery: powerQueryAuth };
+  const write: Record<Language, (style: AuthStyle, v: Values) => string> = {
+    curl: curlAuth,
+    python: pythonAuth,
+    javascript: javascriptAuth,
+    powerquery: powerQueryAuth,
+  };
   return write[language](style, values(input));
 }
 
@@ -326,7 +344,17 @@ function pythonAuth(style: AuthStyle, v: Values): string {
   const dataGet = (extra: string) => `response = requests.get(f"{BASE}${v.target.smallPath}", params={"page_size": 5${extra}}, `;
   switch (style) {
     case 'api_key_header':
-      return lines(scopeNote(v, '#'), 'import json', 'import requests', '', base, key, '', `${dataGet('')}headers={"x-api-key": API_KEY}, timeout=30)`, ...show);
+      return lines(
+        scopeNote(v, '#'),
+        'import json',
+        'import requests',
+        '',
+        base,
+        key,
+        '',
+        `${dataGet('')}headers={"x-api-key": API_KEY}, timeout=30)`,
+        ...show,
+      );
     case 'api_key_query':
       return lines(
         scopeNote(v, '#'),
@@ -353,7 +381,17 @@ function pythonAuth(style: AuthStyle, v: Values): string {
         ...show,
       );
     case 'basic':
-      return lines('import json', 'import requests', '', base, id, secret, '', 'response = requests.get(f"{BASE}/playground/auth/basic", auth=(APP_ID, APP_SECRET), timeout=30)', ...show);
+      return lines(
+        'import json',
+        'import requests',
+        '',
+        base,
+        id,
+        secret,
+        '',
+        'response = requests.get(f"{BASE}/playground/auth/basic", auth=(APP_ID, APP_SECRET), timeout=30)',
+        ...show,
+      );
     case 'oauth2_client_credentials':
       return lines(
         scopeNote(v, '#'),
@@ -431,7 +469,7 @@ function pythonAuth(style: AuthStyle, v: Values): string {
         key,
         '',
         'session = OAuth1Session(APP_ID, client_secret=API_KEY, callback_uri="oob")',
-        '# OAuth1Session reads the token answers only in the RFC\'s form encoding; the sandbox answers JSON unless asked.',
+        "# OAuth1Session reads the token answers only in the RFC's form encoding; the sandbox answers JSON unless asked.",
         'session.headers["Accept"] = "application/x-www-form-urlencoded"',
         'session.fetch_request_token(f"{BASE}/oauth1/request_token")',
         'verifier = session.get(f"{BASE}/oauth1/authorize", params={"oauth_token": session.token["oauth_token"]}).json()["oauth_verifier"]',
@@ -536,7 +574,16 @@ function javascriptAuth(style: AuthStyle, v: Values): string {
         ...JS_SHOW,
       );
     case 'basic':
-      return lines(JS_HEADER, base, id, secret, '', JS_BASIC, 'const response = await fetch(`${BASE}/playground/auth/basic`, { headers: { Authorization: basic } });', ...JS_SHOW);
+      return lines(
+        JS_HEADER,
+        base,
+        id,
+        secret,
+        '',
+        JS_BASIC,
+        'const response = await fetch(`${BASE}/playground/auth/basic`, { headers: { Authorization: basic } });',
+        ...JS_SHOW,
+      );
     case 'oauth2_client_credentials':
       return lines(
         JS_HEADER,
@@ -691,8 +738,7 @@ function javascriptAuth(style: AuthStyle, v: Values): string {
   }
 }
 
-const M_REFRESH_NOTE =
-  '// Web.Contents with a fixed base URL and RelativePath/Query, so Power BI Service can refresh it (data source credentials: Anonymous).';
+const M_REFRESH_NOTE = '// Web.Contents with a fixed base URL and RelativePath/Query, so Power BI Service can refresh it (data source credentials: Anonymous).';
 const mBasic = '"Basic " & Binary.ToText(Text.ToBinary(AppId & ":" & AppSecret), BinaryEncoding.Base64)';
 
 function powerQueryAuth(style: AuthStyle, v: Values): string {
@@ -701,8 +747,16 @@ function powerQueryAuth(style: AuthStyle, v: Values): string {
   const secret = `    AppSecret = ${m(v.appSecret)},`;
   const key = `    ApiKey = ${m(v.apiKey)},`;
   const relative = m(v.target.smallPath.slice(1));
-  const dataCall = (query: string, headers: string) =>
-    [`    Page = Json.Document(Web.Contents(${base}, [`, `        RelativePath = ${relative},`, `        Query = [${query}],`, `        Headers = [${headers}]`, '    ])),', '    Rows = Table.FromRecords(Page[data])', 'in', '    Rows'];
+  const dataCall = (query: string, headers: string) => [
+    `    Page = Json.Document(Web.Contents(${base}, [`,
+    `        RelativePath = ${relative},`,
+    `        Query = [${query}],`,
+    `        Headers = [${headers}]`,
+    '    ])),',
+    '    Rows = Table.FromRecords(Page[data])',
+    'in',
+    '    Rows',
+  ];
   const data = (...body: string[]) => lines(M_REFRESH_NOTE, scopeNote(v, '//'), 'let', ...body);
   switch (style) {
     case 'api_key_header':
@@ -863,7 +917,12 @@ function powerQueryAuth(style: AuthStyle, v: Values): string {
 // ---- pagination snippets -------------------------------------------------------
 
 export function paginationSnippet(style: PaginationStyle, language: Language, input: SnippetInput): string {
-  const write: Record<Language, (style: PaginationStyle, v: Values) => string> = { curl: curlPages, python: pythonPages, javascript: javascriptPages, powerquery: powerQueryPages };
+  const write: Record<Language, (style: PaginationStyle, v: Values) => string> = {
+    curl: curlPages,
+    python: pythonPages,
+    javascript: javascriptPages,
+    powerquery: powerQueryPages,
+  };
   return write[language](style, values(input));
 }
 

@@ -28,12 +28,15 @@ export const SSO_ERROR_WORDS: Record<string, (provider: string) => string> = {
   sso_off: () => 'Single sign-on is not set up on this sandbox. Sign in with your email and password instead.',
   no_transaction: () => 'That sign-in could not be finished here: it was started in another browser or tab, or it was finished already. Start again.',
   expired: () => 'The sign-in took longer than 10 minutes, so it was stopped. Start again.',
-  state_mismatch: () => 'The answer that came back did not belong to the sign-in this browser started (perhaps two were under way at once). Start again, in one tab.',
-  access_denied: (provider) => `You were not signed in: the sign-in was cancelled or declined at ${provider}. Start again if that was a mistake, or ask whoever runs the sandbox whether your account may use it.`,
+  state_mismatch: () =>
+    'The answer that came back did not belong to the sign-in this browser started (perhaps two were under way at once). Start again, in one tab.',
+  access_denied: (provider) =>
+    `You were not signed in: the sign-in was cancelled or declined at ${provider}. Start again if that was a mistake, or ask whoever runs the sandbox whether your account may use it.`,
   provider_error: (provider) => `${provider} refused the sign-in.`,
   code_rejected: (provider) => `${provider} would not complete the sign-in: its one-time code was used already or has run out. Start again.`,
   invalid_response: (provider) => `The answer from ${provider} failed the sandbox's checks, so you were not signed in. Tell whoever runs the sandbox.`,
-  token_refused: (provider) => `The sandbox does not accept sign-ins from ${provider} as it is set up now. Tell whoever runs the sandbox: its log says what to change.`,
+  token_refused: (provider) =>
+    `The sandbox does not accept sign-ins from ${provider} as it is set up now. Tell whoever runs the sandbox: its log says what to change.`,
   account_refused: () => 'Your account may not use this sandbox at the moment.',
   token_too_large: (provider) => `${provider} sent more about you than the sandbox can hand over. Tell whoever runs the sandbox.`,
   provider_unavailable: (provider) => `${provider} could not be reached. Try again in a minute.`,
@@ -51,7 +54,7 @@ export interface SsoError {
 }
 
 /** The learner's words for a failure; an unknown code still says something useful. */
-export function ssoErrorMessage(error: SsoError, provider = 'your organisation\'s sign-in'): string {
+export function ssoErrorMessage(error: SsoError, provider = "your organisation's sign-in"): string {
   if (error.message) return error.message;
   const words = SSO_ERROR_WORDS[error.code];
   return words ? words(provider) : `The sign-in through ${provider} did not finish (${error.code}). Start again.`;

@@ -24,10 +24,20 @@ const when = (iso: string) => (iso ? `${iso.slice(0, 16).replace('T', ' ')}Z` : 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 type UserRow = Answer<'listUsers'>['users'][number];
-const status = (user: Pick<UserRow, 'disabled' | 'operator'>) => [user.operator ? 'operator' : '', user.disabled ? 'disabled' : ''].filter(Boolean).join(', ') || 'active';
+const status = (user: Pick<UserRow, 'disabled' | 'operator'>) =>
+  [user.operator ? 'operator' : '', user.disabled ? 'disabled' : ''].filter(Boolean).join(', ') || 'active';
 
 export function usersText(users: readonly UserRow[], total: number): string {
-  const rows = users.map((u) => [u.id, u.email || '-', u.provider, when(u.createdAt), String(u.appCount), String(u.requestCount), when(u.lastActiveAt), status(u)]);
+  const rows = users.map((u) => [
+    u.id,
+    u.email || '-',
+    u.provider,
+    when(u.createdAt),
+    String(u.appCount),
+    String(u.requestCount),
+    when(u.lastActiveAt),
+    status(u),
+  ]);
   const shown = users.length < total ? `${users.length} of ${plural(total, 'user')}` : plural(total, 'user');
   return `${table(['ID', 'EMAIL', 'PROVIDER', 'CREATED', 'APPS', 'REQUESTS', 'LAST ACTIVE', 'STATUS'], rows)}\n${shown}`;
 }
@@ -50,11 +60,14 @@ export function userText(user: Answer<'getUser'>): string {
 
 export const disabledText = (user: Answer<'setDisabled'>) => `${user.disabled ? 'Disabled' : 'Enabled'} ${user.email || user.id} (${user.id}).`;
 
-export const deletedText = (deleted: Answer<'deleteUser'>) => `Deleted user ${deleted.id} with ${plural(deleted.appsDeleted, 'app')}, their credentials, tokens, logs and OAuth state.`;
+export const deletedText = (deleted: Answer<'deleteUser'>) =>
+  `Deleted user ${deleted.id} with ${plural(deleted.appsDeleted, 'app')}, their credentials, tokens, logs and OAuth state.`;
 
 export function purgedText(purged: Answer<'purge'>): string {
   const what = `${plural(purged.users, 'user')}, ${plural(purged.apps, 'app')} and ${plural(purged.usageRows, 'usage row')}`;
-  return purged.dryRun ? `Dry run: would delete ${what} (created before ${purged.before}). Nothing was deleted.` : `Deleted ${what} (created before ${purged.before}).`;
+  return purged.dryRun
+    ? `Dry run: would delete ${what} (created before ${purged.before}). Nothing was deleted.`
+    : `Deleted ${what} (created before ${purged.before}).`;
 }
 
 /** An operator by email; the CLI by its certificate, with the user it said it ran as (not verified, so marked). */
@@ -76,6 +89,7 @@ export function limitsText(list: Answer<'listAppLimits'>): string {
   return table(['APP ID', 'LIMIT', 'SET', 'BY'], rows);
 }
 
-export const limitText = (limit: LimitJson) => `${limit.appId}: ${limit.exempt ? 'exempt from the fair-share limits' : `${limit.perSecond} requests a second, bursts of ${limit.burst}`}, on every gateway within about a second.`;
+export const limitText = (limit: LimitJson) =>
+  `${limit.appId}: ${limit.exempt ? 'exempt from the fair-share limits' : `${limit.perSecond} requests a second, bursts of ${limit.burst}`}, on every gateway within about a second.`;
 
 export const unlimitText = (cleared: Answer<'clearAppLimit'>) => `${cleared.appId}: back to the default limit.`;

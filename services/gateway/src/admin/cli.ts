@@ -62,7 +62,7 @@ const COMMANDS: Record<string, Command> = {
       // Every page: an operator reading a class wants all of it.
       const first = await ops.listUsers(operator, { email: string(values, 'email') });
       const users = [...first.users];
-      for (let token = first.nextPageToken; token; ) {
+      for (let token = first.nextPageToken; token;) {
         const page = await ops.listUsers(operator, { email: string(values, 'email'), pageToken: token });
         users.push(...page.users);
         token = page.nextPageToken;
@@ -72,7 +72,7 @@ const COMMANDS: Record<string, Command> = {
   },
   user: {
     usage: 'user <id>',
-    what: "one user and their apps (never a secret)",
+    what: 'one user and their apps (never a secret)',
     args: ['id'],
     async run(ops, operator, [id]) {
       const user = await ops.getUser(operator, id!);
@@ -126,7 +126,16 @@ const COMMANDS: Record<string, Command> = {
       const range = { from: day(values, 'from'), to: day(values, 'to') };
       if (values.json) {
         const rows = await ops.usage(operator, range, LONG_CALL);
-        const json = rows.map((r) => ({ day: r.day, user_id: r.userId, email: r.email, app_id: r.appId, app_name: r.appName, auth_style: r.authStyle, route_family: r.routeFamily, requests: r.requests }));
+        const json = rows.map((r) => ({
+          day: r.day,
+          user_id: r.userId,
+          email: r.email,
+          app_id: r.appId,
+          app_name: r.appName,
+          auth_style: r.authStyle,
+          route_family: r.routeFamily,
+          requests: r.requests,
+        }));
         return { json, text: '' };
       }
       const { csv } = await ops.usageExport(operator, range, LONG_CALL);
@@ -158,7 +167,9 @@ const COMMANDS: Record<string, Command> = {
     async run(ops, operator, [appId], values) {
       const rate = values['per-second'] !== undefined || values.burst !== undefined;
       if (values.exempt === rate) throw new UsageError('limit needs either --exempt, or --per-second <n> with --burst <n>');
-      const setting = values.exempt ? ({ exempt: true } as const) : { perSecond: positiveNumber(values, 'per-second', false), burst: positiveNumber(values, 'burst', true) };
+      const setting = values.exempt
+        ? ({ exempt: true } as const)
+        : { perSecond: positiveNumber(values, 'per-second', false), burst: positiveNumber(values, 'burst', true) };
       const limit = await ops.setAppLimit(operator, appId!, setting);
       return { json: limit, text: limitText(limit) };
     },
@@ -181,7 +192,7 @@ export const HELP = [
   ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(58)}${c.what}`),
   `  ${'help'.padEnd(58)}this text`,
   '',
-  '--json prints what the admin API answers, as JSON. Reads the gateway\'s configuration (IDENTITY_GRPC_ADDR, OAUTH_GRPC_ADDR, ...).',
+  "--json prints what the admin API answers, as JSON. Reads the gateway's configuration (IDENTITY_GRPC_ADDR, OAUTH_GRPC_ADDR, ...).",
   'Exit codes: 0 done, 1 a service refused or could not be reached, 2 a wrong command line. docs/operators.md has more.',
 ].join('\n');
 
@@ -221,10 +232,19 @@ export async function runCli(argv: readonly string[], io: CliOutput, env: NodeJS
   let args: string[];
   let values: Values;
   try {
-    ({ positionals: args, values } = parseArgs({ args: [...rest], options: { ...command.options, json: { type: 'boolean' } }, allowPositionals: true, strict: true }));
+    ({ positionals: args, values } = parseArgs({
+      args: [...rest],
+      options: { ...command.options, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    }));
     const wanted = command.args ?? [];
     if (args.length !== wanted.length) {
-      throw new UsageError(wanted.length ? `${name} takes ${wanted.map((a) => `<${a}>`).join(' ')}: usage: ${command.usage}` : `${name} takes no argument (got ${JSON.stringify(args[0])}): usage: ${command.usage}`);
+      throw new UsageError(
+        wanted.length
+          ? `${name} takes ${wanted.map((a) => `<${a}>`).join(' ')}: usage: ${command.usage}`
+          : `${name} takes no argument (got ${JSON.stringify(args[0])}): usage: ${command.usage}`,
+      );
     }
   } catch (error) {
     const option = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'([^']+)'/.exec((error as Error).message)?.[1] : undefined;
@@ -265,7 +285,7 @@ function cliEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return own.GRPC_TLS === 'accept-tls' ? { ...own, GRPC_TLS: 'send-tls' } : own;
 }
 const NOT_THE_CLI_CERTIFICATE =
-  '\nadmin: identity knows the CLI by its own certificate (spiffe://training-sandbox/cli) in GRPC_TLS_DIR: run it in the chart\'s admin container, compose\'s admin service, or beside npm start with GRPC_TLS_RUN_DIR (docs/operators.md).';
+  "\nadmin: identity knows the CLI by its own certificate (spiffe://training-sandbox/cli) in GRPC_TLS_DIR: run it in the chart's admin container, compose's admin service, or beside npm start with GRPC_TLS_RUN_DIR (docs/operators.md).";
 
 /** A parseArgs refusal (or any error) as one line: its message up to the first line break. */
 const oneLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;

@@ -141,9 +141,13 @@ export class AdminOperations {
    */
   async deleteUser(operator: Operator, userId: string, call?: CallOptionsLite) {
     // Identity refuses this too, but only at step 3: by then oauth would have forgotten the operator's own apps' state.
-    if (operator.sessionUserId === userId) throw failedPrecondition('cannot_act_on_self', 'An operator cannot delete their own account; another operator can, or the CLI.');
+    if (operator.sessionUserId === userId)
+      throw failedPrecondition('cannot_act_on_self', 'An operator cannot delete their own account; another operator can, or the CLI.');
     const { apps } = await this.identity.adminGetUser({ operator: operator.credential, userId }, call);
-    await this.forget(apps.map((app) => app.appId), call);
+    await this.forget(
+      apps.map((app) => app.appId),
+      call,
+    );
     const deleted = await this.identity.adminDeleteUser({ operator: operator.credential, userId }, call);
     await this.forgetAfterwards(deleted.appIds, call);
     return { id: deleted.userId || userId, status: 'deleted' as const, appsDeleted: deleted.appsDeleted };
@@ -209,7 +213,10 @@ export class AdminOperations {
     try {
       await this.forget(appIds, call);
     } catch (error) {
-      this.logger?.warn({ apps: appIds.length, err: error instanceof Error ? error.message : String(error) }, 'OAuth state written during a deletion was not swept; it is refused and expires on its own');
+      this.logger?.warn(
+        { apps: appIds.length, err: error instanceof Error ? error.message : String(error) },
+        'OAuth state written during a deletion was not swept; it is refused and expires on its own',
+      );
     }
   }
 }

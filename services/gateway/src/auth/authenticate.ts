@@ -81,7 +81,8 @@ export class Authenticator {
       return await scheme.verify(value, ctx);
     } catch (error) {
       // A scheme's own refusal (e.g. a signed-out session) keeps its code, and its challenge if it brought one.
-      if (error instanceof AppError && error.status === GrpcStatus.UNAUTHENTICATED) throw error.withChallenge(error.challenge ?? this.challengeOf(scheme, true));
+      if (error instanceof AppError && error.status === GrpcStatus.UNAUTHENTICATED)
+        throw error.withChallenge(error.challenge ?? this.challengeOf(scheme, true));
       throw error;
     }
   }

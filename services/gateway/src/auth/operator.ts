@@ -20,7 +20,10 @@ export function isOperator(authenticator: Authenticator, ctx: RouteContext, logg
     ctx.credential = undefined;
     const status = error instanceof AppError ? error.status : undefined;
     if (status !== GrpcStatus.UNAUTHENTICATED && status !== GrpcStatus.PERMISSION_DENIED) {
-      logger.warn({ requestId: ctx.requestId, err: error instanceof Error ? error.message : String(error) }, 'operator session not checked: answered as not an operator');
+      logger.warn(
+        { requestId: ctx.requestId, err: error instanceof Error ? error.message : String(error) },
+        'operator session not checked: answered as not an operator',
+      );
     }
     return false;
   };

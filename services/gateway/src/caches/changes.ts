@@ -7,7 +7,17 @@ import type { BackendClients } from '../clients';
  * changes to apps and their owners, and oauth's revocation of a token.
  */
 export const CHANGING_CALLS = {
-  identity: ['deleteApp', 'regenerateSecret', 'rotateCredentials', 'setRedirectUris', 'setScopes', 'resetOwner', 'adminSetUserDisabled', 'adminDeleteUser', 'adminPurge'],
+  identity: [
+    'deleteApp',
+    'regenerateSecret',
+    'rotateCredentials',
+    'setRedirectUris',
+    'setScopes',
+    'resetOwner',
+    'adminSetUserDisabled',
+    'adminDeleteUser',
+    'adminPurge',
+  ],
   oauth: ['revoke'],
 } as const satisfies { identity: readonly (keyof BackendClients['identity'])[]; oauth: readonly (keyof BackendClients['oauth'])[] };
 

@@ -14,8 +14,7 @@ export interface BudgetState {
 
 export type Spent =
   /** Let through; `state` absent when the store could not be asked (fail open: nothing to report). */
-  | { readonly ok: true; readonly state?: BudgetState }
-  | { readonly ok: false; readonly state: BudgetState; readonly retryAfterSeconds: number };
+  { readonly ok: true; readonly state?: BudgetState } | { readonly ok: false; readonly state: BudgetState; readonly retryAfterSeconds: number };
 
 interface Lease {
   /** Whole tokens taken from the store and not yet spent here. */

@@ -20,6 +20,9 @@ export class OutageNotice {
     if (now < this.quietUntil) return;
     this.quietUntil = now + this.everyMs;
     const reason = error instanceof Error ? error.message : String(error);
-    this.logger.warn({ err: reason }, 'rate limits are not enforced while Redis is unreachable: requests are let through uncounted (fail open); at most one such line a minute');
+    this.logger.warn(
+      { err: reason },
+      'rate limits are not enforced while Redis is unreachable: requests are let through uncounted (fail open); at most one such line a minute',
+    );
   }
 }

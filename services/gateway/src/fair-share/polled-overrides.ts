@@ -65,7 +65,10 @@ export class PolledOverrides implements LimitOverrides {
       const now = (this.options.clock ?? Date.now)();
       if (now >= this.quietUntil) {
         this.quietUntil = now + 60_000;
-        this.logger.warn({ err: error instanceof Error ? error.message : String(error), kept: this.limits.size }, 'app limits not fetched from identity: the last ones fetched stay in force; at most one such line a minute');
+        this.logger.warn(
+          { err: error instanceof Error ? error.message : String(error), kept: this.limits.size },
+          'app limits not fetched from identity: the last ones fetched stay in force; at most one such line a minute',
+        );
       }
     } finally {
       if (!this.stopped) this.cancel = (this.options.schedule ?? realSchedule)(() => void this.poll(), this.options.intervalMs ?? 1000);

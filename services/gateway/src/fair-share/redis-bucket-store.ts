@@ -42,7 +42,15 @@ export class RedisBucketStore implements BucketStore {
 
   async take(key: string, policy: BucketPolicy, want: number, now: number): Promise<Grant> {
     // One keyspace for both kinds of budget: the policy's name keeps an App ID and an address apart.
-    const [granted, left] = (await this.redis.eval(TAKE, 1, `${this.prefix}${policy.name}:${key}`, String(now), String(policy.perSecond / 1000), String(policy.burst), String(want))) as [number, string];
+    const [granted, left] = (await this.redis.eval(
+      TAKE,
+      1,
+      `${this.prefix}${policy.name}:${key}`,
+      String(now),
+      String(policy.perSecond / 1000),
+      String(policy.burst),
+      String(want),
+    )) as [number, string];
     return { granted, left: Number(left) };
   }
 }

@@ -39,7 +39,15 @@ export class RedisSlotCounter implements SlotCounter {
 
   async hold(claims: readonly SlotClaim[], id: string, now: number): Promise<Held> {
     const keys = claims.map((claim) => this.prefix + claim.key);
-    const [full, ...inUse] = (await this.redis.eval(HOLD, keys.length, ...keys, String(now), String(this.lapseMs), id, ...claims.map((c) => String(c.cap)))) as number[];
+    const [full, ...inUse] = (await this.redis.eval(
+      HOLD,
+      keys.length,
+      ...keys,
+      String(now),
+      String(this.lapseMs),
+      id,
+      ...claims.map((c) => String(c.cap)),
+    )) as number[];
     return full ? { held: false, full: full - 1 } : { held: true, inUse };
   }
 

@@ -86,11 +86,13 @@ export class CredentialGuard {
 
   constructor(options: CredentialGuardOptions = {}) {
     // A malformed entry is a configuration mistake: fail at start-up, not per request.
-    this.allowedHosts = new Set([...(options.allowedIssuerHosts ?? [])].map((entry) => {
-      const host = normalizeHost(entry);
-      if (host === undefined) throw new Error(`allowedIssuerHosts: not a host or URL: ${JSON.stringify(entry)}`);
-      return host;
-    }));
+    this.allowedHosts = new Set(
+      [...(options.allowedIssuerHosts ?? [])].map((entry) => {
+        const host = normalizeHost(entry);
+        if (host === undefined) throw new Error(`allowedIssuerHosts: not a host or URL: ${JSON.stringify(entry)}`);
+        return host;
+      }),
+    );
   }
 
   /** Whether `text` might hold a secret at all: one regex test, no allocation (the common request's whole cost). */
@@ -171,8 +173,7 @@ export class CredentialGuard {
         continue;
       }
       for (const [key, item] of Object.entries(node)) {
-        const found =
-          this.find(key, requestHost) ?? (typeof item === 'string' ? this.findInField(key, item, requestHost) : undefined);
+        const found = this.find(key, requestHost) ?? (typeof item === 'string' ? this.findInField(key, item, requestHost) : undefined);
         if (found) return found;
         if (item !== null && typeof item === 'object') pending.push(item);
       }
@@ -352,11 +353,7 @@ function parseIssuerHost(iss: string): string | null {
 
 function isReservedHostname(hostname: string): boolean {
   const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
-  return (
-    /(?:^|\.)(?:example\.(?:com|net|org)|example|test|invalid|localhost)$/.test(name) ||
-    /^127(?:\.\d{1,3}){3}$/.test(name) ||
-    name === '[::1]'
-  );
+  return /(?:^|\.)(?:example\.(?:com|net|org)|example|test|invalid|localhost)$/.test(name) || /^127(?:\.\d{1,3}){3}$/.test(name) || name === '[::1]';
 }
 
 /** `host`, `host:port` or a URL, as a URL's `host` (lower case, https default port dropped); undefined if malformed. */

@@ -56,8 +56,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     // Exactly 20 characters and not inside a longer base64 or base64url run, so
     // it cannot match inside a Basic header's base64 or a longer random value.
     pattern: /(?<![A-Za-z0-9+/_-])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9+/_-])/,
-    advice:
-      "Deactivate the key in AWS IAM (the user's or role's security credentials), create a new one, and look in CloudTrail for use of the old one.",
+    advice: "Deactivate the key in AWS IAM (the user's or role's security credentials), create a new one, and look in CloudTrail for use of the old one.",
   },
   {
     id: 'aws-secret-access-key',
@@ -66,14 +65,12 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     // front of them (aws_secret_access_key=, "SecretAccessKey": …) is the signal.
     triggers: ['ecret', 'ECRET'],
     minLength: 53,
-    pattern:
-      /(?:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)["']?\s*(?:=>|[:=])\s*["']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/i,
+    pattern: /(?:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)["']?\s*(?:=>|[:=])\s*["']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/i,
     field: {
       name: /aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key/i,
       value: /^[A-Za-z0-9/+]{40}$/,
     },
-    advice:
-      'Deactivate the access key pair in AWS IAM, create a new one, and look in CloudTrail for use of the old one.',
+    advice: 'Deactivate the access key pair in AWS IAM, create a new one, and look in CloudTrail for use of the old one.',
   },
   {
     id: 'github-pat',
@@ -109,7 +106,8 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     minLength: 40,
     pattern: /(?<![A-Za-z0-9_-])ghs_[A-Za-z0-9]{36,251}(?![A-Za-z0-9_-])/,
     confirm: 'crc32-base62-checksum',
-    advice: "Revoke the installation token through GitHub's API (DELETE /installation/token) and, if the App's private key may be exposed too, replace that key.",
+    advice:
+      "Revoke the installation token through GitHub's API (DELETE /installation/token) and, if the App's private key may be exposed too, replace that key.",
   },
   {
     id: 'github-refresh-token',
@@ -208,8 +206,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     triggers: ['PRIVATE KEY'],
     minLength: 27,
     pattern: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----/,
-    advice:
-      'Treat the key pair as compromised: replace it, revoke any certificate issued for it, and remove the old public key wherever it is trusted.',
+    advice: 'Treat the key pair as compromised: replace it, revoke any certificate issued for it, and remove the old public key wherever it is trusted.',
   },
   {
     id: 'jwt-foreign-issuer',

@@ -56,11 +56,24 @@ export function createBatchRunner(dispatch: Dispatch, edge: EdgeOptions, onFinis
         continue;
       }
       if (Date.now() >= endsAt) {
-        results.push(refusedItem(new AppError(GrpcStatus.DEADLINE_EXCEEDED, 'batch_budget_exhausted', `The batch's ${BATCH.budgetMs / 1000} s budget ran out before this request.`), ctx.requestId, 504));
+        results.push(
+          refusedItem(
+            new AppError(GrpcStatus.DEADLINE_EXCEEDED, 'batch_budget_exhausted', `The batch's ${BATCH.budgetMs / 1000} s budget ran out before this request.`),
+            ctx.requestId,
+            504,
+          ),
+        );
         continue;
       }
       const itemCtx = new RouteContext(
-        inboundRequest({ method: item.method, url: item.path, headers: { ...whereItCame(ctx, item.headers), ...item.headers }, body: item.body, remoteAddress: ctx.clientAddress, encrypted: ctx.request.socket?.encrypted }),
+        inboundRequest({
+          method: item.method,
+          url: item.path,
+          headers: { ...whereItCame(ctx, item.headers), ...item.headers },
+          body: item.body,
+          remoteAddress: ctx.clientAddress,
+          encrypted: ctx.request.socket?.encrypted,
+        }),
         edge,
         (abort) => ctx.signal.addEventListener('abort', abort, { once: true }),
       );
@@ -98,24 +111,39 @@ function itemOf(raw: unknown, index: number): Item {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('invalid_item', `${where} must be an object with method and path.`);
   const unknown = Object.keys(raw).filter((field) => !ITEM_FIELDS.includes(field));
   if (unknown.length) {
-    throw badRequest('invalid_item', `${where} has the unknown field${unknown.length === 1 ? '' : 's'} ${unknown.slice(0, 5).map((name) => quoteInput(name)).join(', ')}; an item accepts ${ITEM_FIELDS.join(', ')}.`);
+    throw badRequest(
+      'invalid_item',
+      `${where} has the unknown field${unknown.length === 1 ? '' : 's'} ${unknown
+        .slice(0, 5)
+        .map((name) => quoteInput(name))
+        .join(', ')}; an item accepts ${ITEM_FIELDS.join(', ')}.`,
+    );
   }
   const { method, path, headers, body } = raw as Record<string, unknown>;
-  if (typeof method !== 'string' || !METHODS.has(method.toUpperCase())) throw badRequest('invalid_item', `${where}.method must be one of ${[...METHODS].join(', ')}.`);
+  if (typeof method !== 'string' || !METHODS.has(method.toUpperCase()))
+    throw badRequest('invalid_item', `${where}.method must be one of ${[...METHODS].join(', ')}.`);
   if (typeof path !== 'string') throw badRequest('invalid_item', `${where}.path must be a string such as "/health".`);
   checkPath(path, where);
   const itemHeaders: Record<string, string> = {};
   if (headers !== undefined) {
-    if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) throw badRequest('invalid_item', `${where}.headers must be an object of strings.`);
+    if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
+      throw badRequest('invalid_item', `${where}.headers must be an object of strings.`);
     for (const [name, value] of Object.entries(headers)) {
-      if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value)) throw badRequest('invalid_item', `${where}.headers.${name} must be a valid header with a string value.`);
+      if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value))
+        throw badRequest('invalid_item', `${where}.headers.${name} must be a valid header with a string value.`);
       itemHeaders[name] = value;
     }
   }
   const hasType = Object.keys(itemHeaders).some((name) => name.toLowerCase() === 'content-type');
   if (body === undefined) return { method: method.toUpperCase(), path, headers: itemHeaders };
-  if (typeof body === 'string') return { method: method.toUpperCase(), path, headers: hasType ? itemHeaders : { ...itemHeaders, 'Content-Type': 'text/plain; charset=utf-8' }, body };
-  return { method: method.toUpperCase(), path, headers: hasType ? itemHeaders : { ...itemHeaders, 'Content-Type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
+  if (typeof body === 'string')
+    return { method: method.toUpperCase(), path, headers: hasType ? itemHeaders : { ...itemHeaders, 'Content-Type': 'text/plain; charset=utf-8' }, body };
+  return {
+    method: method.toUpperCase(),
+    path,
+    headers: hasType ? itemHeaders : { ...itemHeaders, 'Content-Type': 'application/json' },
+    body: Buffer.from(JSON.stringify(body)),
+  };
 }
 
 /** A relative path on this service, nothing that could leave it or climb out of it, and no batch inside a batch. */
@@ -131,7 +159,8 @@ function checkPath(path: string, where: string): void {
       return segment;
     }
   });
-  if (segments.some((segment) => segment === '.' || segment === '..' || segment.includes('/'))) throw badRequest('invalid_path', `${where}.path must not contain . or .. segments.`);
+  if (segments.some((segment) => segment === '.' || segment === '..' || segment.includes('/')))
+    throw badRequest('invalid_path', `${where}.path must not contain . or .. segments.`);
   if (pathOnly.replace(/\/+$/, '') === BATCH.path) throw badRequest('nested_batch', `${where} is a batch: a batch cannot contain another.`);
 }
 

@@ -38,7 +38,9 @@ export async function readBody(ctx: RouteContext, mode: Exclude<BodyMode, 'none'
   if (declared !== undefined && Number(declared) > ctx.bodyLimit) throw tooLarge(ctx.bodyLimit);
   const encoding = headers['content-encoding'];
   if (encoding && encoding.toLowerCase() !== 'identity') {
-    throw new HttpRefusal(415, 'unsupported_encoding', `Content-Encoding ${encoding} is not accepted; send the body uncompressed.`, { 'Accept-Encoding': 'identity' });
+    throw new HttpRefusal(415, 'unsupported_encoding', `Content-Encoding ${encoding} is not accepted; send the body uncompressed.`, {
+      'Accept-Encoding': 'identity',
+    });
   }
   if (mode !== 'raw') expectType(headers['content-type'], mode);
   const bytes = await read(ctx);

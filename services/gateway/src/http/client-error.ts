@@ -10,7 +10,11 @@ const PARSER_ERRORS: Record<string, { status: number; code: string; message: str
   HPE_HEADER_OVERFLOW: { status: 431, code: 'headers_too_large', message: 'The request headers are larger than the server accepts.' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', message: 'The request was not completed in time.' },
 };
-const MALFORMED = { status: 400, code: 'malformed_request', message: 'The request is not valid HTTP/1.1 (for example, a raw non-ASCII character in the URL: percent-encode it).' };
+const MALFORMED = {
+  status: 400,
+  code: 'malformed_request',
+  message: 'The request is not valid HTTP/1.1 (for example, a raw non-ASCII character in the URL: percent-encode it).',
+};
 
 /**
  * A request node's HTTP parser refuses never reaches a handler, and node
@@ -44,6 +48,8 @@ function writeRefusal(socket: Duplex, status: number, code: string, message: str
     ...OPEN_CORS_HEADERS,
     Connection: 'close',
   };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }

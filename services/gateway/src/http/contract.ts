@@ -112,10 +112,17 @@ export interface Input {
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 /** A part the service checks is not in ctx.input. */
-type Checked<C extends Contract, P extends 'query' | 'body'> = C extends { checkedByService: readonly (infer U)[] } ? (P extends U ? undefined : Out<C[P]>) : Out<C[P]>;
+type Checked<C extends Contract, P extends 'query' | 'body'> = C extends { checkedByService: readonly (infer U)[] }
+  ? P extends U
+    ? undefined
+    : Out<C[P]>
+  : Out<C[P]>;
 
 /** The validated request of a route with this contract, typed by its schemas. */
-export function inputOf<C extends Contract>(ctx: RouteContext, _contract: C): { params: Out<C['params']>; query: Checked<C, 'query'>; body: Checked<C, 'body'> } {
+export function inputOf<C extends Contract>(
+  ctx: RouteContext,
+  _contract: C,
+): { params: Out<C['params']>; query: Checked<C, 'query'>; body: Checked<C, 'body'> } {
   if (!ctx.input) throw new Error(`${ctx.method} ${ctx.path}: the route has no contract, so nothing was validated`);
   return ctx.input as never;
 }

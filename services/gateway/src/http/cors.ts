@@ -33,7 +33,13 @@ export const LAB_PARAMETERS = ['allow_origin', 'allow_methods', 'allow_headers',
 function labAllows(ctx: RouteContext) {
   const q = ctx.query;
   const origin = typeof ctx.headers.origin === 'string' ? ctx.headers.origin : undefined;
-  const list = (value: string | null) => (value === null ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
+  const list = (value: string | null) =>
+    value === null
+      ? undefined
+      : value
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean);
   return {
     origin: steering(q.get('allow_origin')) ?? origin,
     methods: list(steering(q.get('allow_methods'))),
@@ -54,7 +60,9 @@ function labMaxAge(value: string | null): { seconds: string } | { problem: strin
   const { MAX_AGE_LIMIT, LAB_DEFAULT_MAX_AGE } = playgroundApi;
   if (value === null) return { seconds: String(LAB_DEFAULT_MAX_AGE) };
   if (!/^[0-9]+$/.test(value)) {
-    return { problem: `max_age must be a whole number of seconds from 0 to ${MAX_AGE_LIMIT}${/^-[0-9]+$/.test(value) ? ', not negative' : ''}; got ${quoteInput(value)}.` };
+    return {
+      problem: `max_age must be a whole number of seconds from 0 to ${MAX_AGE_LIMIT}${/^-[0-9]+$/.test(value) ? ', not negative' : ''}; got ${quoteInput(value)}.`,
+    };
   }
   const seconds = Math.min(Number(value), Number.MAX_VALUE);
   if (seconds > MAX_AGE_LIMIT) return { problem: `max_age must be from 0 to ${MAX_AGE_LIMIT} seconds; got ${seconds}.` };
@@ -114,7 +122,12 @@ export function preflightReply(ctx: RouteContext, policy: CorsPolicy, methods: r
     refused.headers['X-CORS-Verdict'] = `refused: ${allows.maxAge.problem}`;
     return refused;
   }
-  const asked = requestedHeaders ? requestedHeaders.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean) : [];
+  const asked = requestedHeaders
+    ? requestedHeaders
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean)
+    : [];
   const allowedMethods = allows.methods ?? [requestedMethod];
   const allowedHeaders = allows.headers ?? asked;
   const headers: OutgoingHttpHeaders = {
@@ -144,7 +157,8 @@ function verdict(
   // Fetch: a CORS-safelisted method (GET, HEAD, POST) needs no permission; * counts only without credentials.
   const safelisted = ['GET', 'HEAD', 'POST'].includes(method.toUpperCase());
   const wildcard = lower.includes('*') && !allows.credentials;
-  if (!safelisted && !wildcard && !lower.includes(method.toUpperCase())) problems.push(`method ${method} is not in the allowed ${allowedMethods.join(', ') || '(none)'}`);
+  if (!safelisted && !wildcard && !lower.includes(method.toUpperCase()))
+    problems.push(`method ${method} is not in the allowed ${allowedMethods.join(', ') || '(none)'}`);
   const allowedLower = allowedHeaders.map((h) => h.toLowerCase());
   const headerWildcard = allowedLower.includes('*') && !allows.credentials;
   const missing = asked.filter((h) => !allowedLower.includes(h) && !headerWildcard);

@@ -50,7 +50,8 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
     if (matched.kind === 'none') return unknownPath(ctx);
     if (matched.kind === 'other-method') {
       const { allowed, routes } = matched;
-      if (routes[0]!.operatorOnly) return whenReady(isOperator(authenticator, ctx, logger), (yes) => (yes ? otherMethod(ctx, allowed, routes) : concealed(ctx)));
+      if (routes[0]!.operatorOnly)
+        return whenReady(isOperator(authenticator, ctx, logger), (yes) => (yes ? otherMethod(ctx, allowed, routes) : concealed(ctx)));
       return otherMethod(ctx, allowed, routes);
     }
     const { route } = matched;

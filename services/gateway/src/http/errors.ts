@@ -7,7 +7,6 @@ import { json, type Reply } from './reply';
 /** Thrown for a bad HTTP-level input, so every 400 has one look. */
 export const badRequest = (code: string, message: string) => new AppError(GrpcStatus.INVALID_ARGUMENT, code, message);
 
-
 /** RFC 6749 5.2, RFC 7009 and RFC 7662 error values: passed through as they are on the OAuth endpoints. */
 const OAUTH_ERRORS = new Set([
   'invalid_request',
@@ -28,7 +27,13 @@ function errorBody(format: ErrorFormat, status: number, code: string, message: s
   if (format === 'api') return apiErrorBody(code, message, requestId);
   // RFC 6749 5.2: a registered error value; anything the edge itself refused is an invalid request, except
   // a 429 (a rate limit): the request was fine, so temporarily_unavailable (4.1.2.1), as for a 503.
-  const error = OAUTH_ERRORS.has(code) ? code : status === 429 || status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';
+  const error = OAUTH_ERRORS.has(code)
+    ? code
+    : status === 429 || status === 503
+      ? 'temporarily_unavailable'
+      : status >= 500
+        ? 'server_error'
+        : 'invalid_request';
   return { error, error_description: message };
 }
 

@@ -85,7 +85,9 @@ export interface Route {
   readonly handler: Handler;
 }
 
-export type RouteSpec = Pick<Route, 'path' | 'summary' | 'handler'> & { methods: HttpMethod | readonly HttpMethod[] } & Partial<Omit<Route, 'path' | 'summary' | 'handler' | 'methods'>>;
+export type RouteSpec = Pick<Route, 'path' | 'summary' | 'handler'> & { methods: HttpMethod | readonly HttpMethod[] } & Partial<
+    Omit<Route, 'path' | 'summary' | 'handler' | 'methods'>
+  >;
 
 /** A row with the API's defaults: no auth, no body, open CORS, the project's error shape, rate-limited, for everyone. */
 export function route(spec: RouteSpec): Route {
@@ -102,7 +104,8 @@ export function route(spec: RouteSpec): Route {
     ...rest,
     methods: typeof methods === 'string' ? [methods] : methods,
   };
-  if (row.operatorOnly && (row.auth.length !== 1 || row.auth[0] !== 'portal_session')) throw new Error(`${row.path}: an operator-only row accepts the portal session and nothing else`);
+  if (row.operatorOnly && (row.auth.length !== 1 || row.auth[0] !== 'portal_session'))
+    throw new Error(`${row.path}: an operator-only row accepts the portal session and nothing else`);
   return row;
 }
 

@@ -32,7 +32,8 @@ export class Router {
     for (const route of routes) {
       const entry = this.entryFor(route.path);
       // A path is either hidden or not: a public row beside an operator-only one would answer 405 naming the hidden methods.
-      if (entry.routes.some((other) => other.operatorOnly !== route.operatorOnly)) throw new Error(`${route.path}: operator-only and public rows share the path`);
+      if (entry.routes.some((other) => other.operatorOnly !== route.operatorOnly))
+        throw new Error(`${route.path}: operator-only and public rows share the path`);
       entry.routes.push(route);
       for (const method of route.methods) {
         if (entry.byMethod.has(method)) throw new Error(`two routes for ${method} ${route.path}`);

@@ -77,7 +77,8 @@ export class RequestLogRecorder {
       this.pending.set(key, entries);
     }
     entries.push(entry);
-    if (entries.length > this.capPerApp) entries.shift(); // the oldest goes, as it would in identity
+    if (entries.length > this.capPerApp)
+      entries.shift(); // the oldest goes, as it would in identity
     else this.pendingCount++;
   }
 
@@ -102,7 +103,8 @@ export class RequestLogRecorder {
     this.pending = new Map();
     this.pendingCount = 0;
     const { usage, dropped } = this.usage.take();
-    if (dropped) this.logger.warn({ dropped, kept: usage.length }, 'usage counts not kept: identity has not taken them for a while and the bound of keys was reached');
+    if (dropped)
+      this.logger.warn({ dropped, kept: usage.length }, 'usage counts not kept: identity has not taken them for a while and the bound of keys was reached');
     // Counts go with the entries, a batch's worth at a time, so that no message grows past gRPC's size limit.
     const batches = Math.max(Math.ceil(entries.length / this.maxBatch), Math.ceil(usage.length / this.maxBatch));
     for (let b = 0; b < batches; b++) {
@@ -111,7 +113,10 @@ export class RequestLogRecorder {
         await this.send(entries.slice(from, to), usage.slice(from, to));
       } catch (error) {
         this.usage.giveBack(usage.slice(from));
-        this.logger.warn({ dropped: Math.max(0, entries.length - from), kept: Math.max(0, usage.length - from), code: (error as { code?: string }).code }, 'request log batch not recorded');
+        this.logger.warn(
+          { dropped: Math.max(0, entries.length - from), kept: Math.max(0, usage.length - from), code: (error as { code?: string }).code },
+          'request log batch not recorded',
+        );
         return;
       }
     }

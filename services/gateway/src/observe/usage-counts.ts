@@ -60,7 +60,15 @@ export class UsageCounts {
       this.droppedSince++;
       return;
     }
-    this.counts.set(key, { app: request.app, appId: request.appId, day, authStyle: request.authStyle, routeFamily: request.routeFamily, requests: 1, lastAt: request.at });
+    this.counts.set(key, {
+      app: request.app,
+      appId: request.appId,
+      day,
+      authStyle: request.authStyle,
+      routeFamily: request.routeFamily,
+      requests: 1,
+      lastAt: request.at,
+    });
   }
 
   get size(): number {

@@ -19,7 +19,10 @@ export interface DataExamples {
 const FILE = join(__dirname, '..', '..', 'dist', 'openapi', 'data-examples.json');
 
 /** The data answers' component ids in the document, and the example each shows. */
-export const DATA_EXAMPLE_COMPONENTS = { DataCatalog: 'catalog', DataPack: 'pack', Page: 'page' } as const satisfies Record<string, keyof Omit<DataExamples, 'baseUrl'>>;
+export const DATA_EXAMPLE_COMPONENTS = { DataCatalog: 'catalog', DataPack: 'pack', Page: 'page' } as const satisfies Record<
+  string,
+  keyof Omit<DataExamples, 'baseUrl'>
+>;
 
 let loaded: DataExamples | null | undefined;
 

@@ -44,8 +44,6 @@ const REFUSALS: Record<number, string> = {
   504: 'A service behind the gateway did not answer in time.',
 };
 
-
-
 /**
  * The OpenAPI 3.1 document of every route row: paths, methods, summaries and
  * security come from the rows, parameters, bodies and answers from their
@@ -117,16 +115,20 @@ function security(route: Route): Pick<RouteConfig, 'security'> {
   return checked?.length ? { security: checked.map((name) => (name === 'none' ? {} : { [name]: [] })) } : {};
 }
 
-const serviceSchemes = (route: Route): SchemeName[] =>
-  (route.contract?.serviceAuth ?? []).filter((name): name is SchemeName => name !== 'none');
+const serviceSchemes = (route: Route): SchemeName[] => (route.contract?.serviceAuth ?? []).filter((name): name is SchemeName => name !== 'none');
 
 function requestBody(route: Route): Pick<NonNullable<RouteConfig['request']>, 'body'> {
   const contract = route.contract;
   if (contract?.body) return { body: { required: !route.bodyOptional, content: { [bodyMediaType(route)]: { schema: contract.body } } } };
   if (!contract || (route.body !== 'raw' && route.body !== 'stream')) return {};
-  const { description, content } = contract.unparsedBody ?? { description: 'Any bytes, under any Content-Type.', content: { '*/*': binary('The body as sent.') } };
+  const { description, content } = contract.unparsedBody ?? {
+    description: 'Any bytes, under any Content-Type.',
+    content: { '*/*': binary('The body as sent.') },
+  };
   // A raw route reads a missing body as no bytes; a stream route's reader needs one.
-  return { body: { description, required: route.body === 'stream', content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])) } };
+  return {
+    body: { description, required: route.body === 'stream', content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])) },
+  };
 }
 
 /**
@@ -188,7 +190,9 @@ function merged(answer: ResponseConfig, refusal: ResponseConfig): ResponseConfig
   const headers = { ...headerShape(answer.headers), ...headerShape(refusal.headers) };
   return {
     description: `${answer.description} Or refused: ${refusal.description}`,
-    ...(Object.keys(headers).length ? { headers: z.object(Object.fromEntries(Object.entries(headers).map(([name, schema]) => [name, schema.optional()]))) } : {}),
+    ...(Object.keys(headers).length
+      ? { headers: z.object(Object.fromEntries(Object.entries(headers).map(([name, schema]) => [name, schema.optional()]))) }
+      : {}),
     content,
   };
 }
@@ -197,7 +201,9 @@ function merged(answer: ResponseConfig, refusal: ResponseConfig): ResponseConfig
 function headerShape(headers: ResponseConfig['headers']): Record<string, z.ZodType> {
   if (!headers) return {};
   if (headers instanceof z.ZodObject) return { ...(headers.shape as Record<string, z.ZodType>) };
-  return Object.fromEntries(Object.entries(headers).map(([name, h]) => [name, z.string().meta({ description: (h as { description?: string }).description ?? name })]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, h]) => [name, z.string().meta({ description: (h as { description?: string }).description ?? name })]),
+  );
 }
 
 /** Every refusal the row can give: from its auth, body, parameters and backend, plus its contract's own. */
@@ -225,7 +231,9 @@ function refusals(route: Route): Record<string, ResponseConfig> {
       status,
       {
         description: refusalWords(route, status, own[status]),
-        ...(status === 401 ? { headers: { 'WWW-Authenticate': { description: 'The accepted schemes, one challenge each.', schema: { type: 'string' } } } } : {}),
+        ...(status === 401
+          ? { headers: { 'WWW-Authenticate': { description: 'The accepted schemes, one challenge each.', schema: { type: 'string' } } } }
+          : {}),
         ...(status === 429 ? { headers: TOO_MANY_HEADERS } : {}),
         content: { 'application/json': { schema } },
       } satisfies ResponseConfig,
@@ -243,7 +251,8 @@ const TOO_MANY_HEADERS = {
 /** A refusal's description: the row's own words, and for a 429 on a rate-limited row the fair-share limits too. */
 function refusalWords(route: Route, status: number, own: string | undefined): string {
   if (status === 429 && route.rateLimited && own) return `${own} Or: ${REFUSALS[429]}`;
-  if (status === 404 && route.operatorOnly) return `${own ?? REFUSALS[404]} Also the answer to anyone without an operator's session (none, an ended one, a learner's): exactly an unknown path's.`;
+  if (status === 404 && route.operatorOnly)
+    return `${own ?? REFUSALS[404]} Also the answer to anyone without an operator's session (none, an ended one, a learner's): exactly an unknown path's.`;
   return own ?? REFUSALS[status] ?? 'Refused; the message says why.';
 }
 
@@ -311,7 +320,12 @@ function securityScheme(name: SchemeName, how: string): SecurityScheme {
       };
     // OpenAPI has no type for these: described in words, carried in the Authorization (or x-*) headers.
     case 'oauth1':
-      return { type: 'apiKey', in: 'header', name: 'Authorization', description: `${description} OAuth 1.0a (RFC 5849) signs each request; see docs/oauth.md.` };
+      return {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description: `${description} OAuth 1.0a (RFC 5849) signs each request; see docs/oauth.md.`,
+      };
     case 'hmac':
       return { type: 'apiKey', in: 'header', name: 'x-signature', description: `${description} See docs/auth-playground.md for the string to sign.` };
   }
@@ -335,5 +349,11 @@ export function servedAt(document: OpenApiDocument, baseUrl: string): OpenApiDoc
       )
     : undefined;
   const securitySchemes = flows ? { ...schemes, oauth2: { ...schemes.oauth2, flows } as (typeof schemes)[string] } : schemes;
-  return { openapi, info, servers: [{ url: baseUrl, description: 'This sandbox, as you reached it' }], ...rest, components: { ...components, securitySchemes } };
+  return {
+    openapi,
+    info,
+    servers: [{ url: baseUrl, description: 'This sandbox, as you reached it' }],
+    ...rest,
+    components: { ...components, securitySchemes },
+  };
 }

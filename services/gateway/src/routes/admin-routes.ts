@@ -31,12 +31,12 @@ const appPath = z.object({ appId: z.string().meta({ description: 'The App ID (cl
 const actorSchema = z
   .object({
     kind: z.string().meta({ description: '"session": an operator signed in to the portal; "cli": the admin CLI.', example: 'session' }),
-    id: z.string().meta({ description: "What identity verified: the operator's user id, or the CLI's certificate identity (\"cli\").", example: '66f1c0a95e2b4d7a9c3e1f21' }),
+    id: z.string().meta({
+      description: 'What identity verified: the operator\'s user id, or the CLI\'s certificate identity ("cli").',
+      example: '66f1c0a95e2b4d7a9c3e1f21',
+    }),
     email: z.string().meta({ description: "The operator's email, when known.", example: 'ops@example.org' }),
-    statedUser: z
-      .string()
-      .optional()
-      .meta({ description: 'The CLI only: the OS user and host it said it runs as. Not verified.', example: 'ops@admin-7d9f' }),
+    statedUser: z.string().optional().meta({ description: 'The CLI only: the OS user and host it said it runs as. Not verified.', example: 'ops@admin-7d9f' }),
   })
   .meta({ id: 'AdminActor' });
 
@@ -69,7 +69,9 @@ const adminUser = z
 const userPage = z
   .object({ users: z.array(adminUser), total: z.number().int().meta({ description: 'Users matching, on every page.' }), nextPageToken: z.string().optional() })
   .meta({ id: 'AdminUserPage' });
-const userWithApps = adminUser.extend({ apps: z.array(appSchema) }).meta({ id: 'AdminUserWithApps', description: "A user and their apps: metadata only, never a secret." });
+const userWithApps = adminUser
+  .extend({ apps: z.array(appSchema) })
+  .meta({ id: 'AdminUserWithApps', description: 'A user and their apps: metadata only, never a secret.' });
 const deleted = z
   .object({ id: z.string(), status: z.literal('deleted'), appsDeleted: z.number().int() })
   .meta({ id: 'AdminUserDeleted', example: { id: '66f1c0a95e2b4d7a9c3e1f21', status: 'deleted', appsDeleted: 2 } });
@@ -99,7 +101,9 @@ const auditEntry = z
     id: z.string(),
     at: timestamp,
     actor: actorSchema,
-    action: z.string().meta({ description: 'user.disable, user.enable, user.delete, purge, usage.export, app_limit.set or app_limit.clear.', example: 'user.disable' }),
+    action: z
+      .string()
+      .meta({ description: 'user.disable, user.enable, user.delete, purge, usage.export, app_limit.set or app_limit.clear.', example: 'user.disable' }),
     targetUserId: z.string().meta({ description: 'The user acted on; empty when none.' }),
     targetEmail: z.string(),
     detail: z.string().meta({ description: 'What else there is to know, in words.', example: '2 apps deleted' }),
@@ -123,41 +127,75 @@ const appLimit = z
 const limitBody = z
   .strictObject({
     exempt: z.literal(true, { error: 'exempt must be true (to lift an own limit, DELETE it)' }).optional(),
-    perSecond: z.number({ error: 'perSecond must be a number' }).positive({ error: 'perSecond must be above 0' }).max(1_000_000, { error: 'perSecond must be at most 1000000' }).optional(),
-    burst: z.number({ error: 'burst must be a number' }).int({ error: 'burst must be a whole number' }).min(1, { error: 'burst must be at least 1' }).max(10_000_000, { error: 'burst must be at most 10000000' }).optional(),
+    perSecond: z
+      .number({ error: 'perSecond must be a number' })
+      .positive({ error: 'perSecond must be above 0' })
+      .max(1_000_000, { error: 'perSecond must be at most 1000000' })
+      .optional(),
+    burst: z
+      .number({ error: 'burst must be a number' })
+      .int({ error: 'burst must be a whole number' })
+      .min(1, { error: 'burst must be at least 1' })
+      .max(10_000_000, { error: 'burst must be at most 10000000' })
+      .optional(),
   })
   .refine((v) => (v.exempt ? v.perSecond === undefined && v.burst === undefined : v.perSecond !== undefined && v.burst !== undefined), {
     error: 'send {"exempt": true}, or {"perSecond": n, "burst": n} with both',
   })
-  .meta({ id: 'AppLimitSetting', description: '{"exempt": true}, or {"perSecond", "burst"}: the app\'s own rate and burst.', example: { perSecond: 500, burst: 1000 } });
+  .meta({
+    id: 'AppLimitSetting',
+    description: '{"exempt": true}, or {"perSecond", "burst"}: the app\'s own rate and burst.',
+    example: { perSecond: 500, burst: 1000 },
+  });
 
 const answer = (description: string, schema: z.ZodType) => ({ 200: { description, schema } });
 const noSuchUser = { 404: 'No user with this id.' };
 const notOnYourself = { 400: 'The request is malformed; or (cannot_act_on_self) an operator cannot disable or delete their own account.' };
 
 const contracts = {
-  listUsers: { query: z.object({ ...pageQuery, email: z.string().optional().meta({ description: 'Part of an email, any case.', example: 'example.org' }) }), responses: answer('Users, oldest first.', userPage) },
+  listUsers: {
+    query: z.object({ ...pageQuery, email: z.string().optional().meta({ description: 'Part of an email, any case.', example: 'example.org' }) }),
+    responses: answer('Users, oldest first.', userPage),
+  },
   getUser: { params: userPath, responses: answer('The user and their apps.', userWithApps), refusals: noSuchUser },
   setDisabled: { params: userPath, responses: answer('The user.', adminUser), refusals: { ...noSuchUser, ...notOnYourself } },
-  deleteUser: { params: userPath, responses: answer('Deleted, with their apps, credentials, tokens, logs and OAuth state.', deleted), refusals: { ...noSuchUser, ...notOnYourself } },
-  purge: { body: purgeBody, responses: answer('What went (or, with dryRun, would go).', purged), refusals: { 400: 'The request is malformed, or before is not a time (invalid_before).' } },
+  deleteUser: {
+    params: userPath,
+    responses: answer('Deleted, with their apps, credentials, tokens, logs and OAuth state.', deleted),
+    refusals: { ...noSuchUser, ...notOnYourself },
+  },
+  purge: {
+    body: purgeBody,
+    responses: answer('What went (or, with dryRun, would go).', purged),
+    refusals: { 400: 'The request is malformed, or before is not a time (invalid_before).' },
+  },
   usage: {
     query: usageQuery,
     responses: {
       200: {
         description: `Requests per day, user, app, auth style and route family, as CSV with a header row (${USAGE_COLUMNS.join(',')}); a cell that a spreadsheet would run as a formula starts with '.`,
         contentType: 'text/csv',
-        schema: z.string().meta({ example: `${USAGE_COLUMNS.join(',')}\r\n2030-06-01,66f1c0a95e2b4d7a9c3e1f21,learner@example.org,app_Xq3V0d5yH2kq8Jr1mT9bWg,Weather dashboard,api_key_header,data,120\r\n` }),
+        schema: z.string().meta({
+          example: `${USAGE_COLUMNS.join(',')}\r\n2030-06-01,66f1c0a95e2b4d7a9c3e1f21,learner@example.org,app_Xq3V0d5yH2kq8Jr1mT9bWg,Weather dashboard,api_key_header,data,120\r\n`,
+        }),
         headers: { 'Content-Disposition': { description: 'attachment; filename="usage-<from>-<to>.csv" (start or end for an open bound).', required: true } },
       },
     },
   },
   audit: { query: z.object(pageQuery), responses: answer('Operator actions, newest first.', auditPage) },
   listLimits: { responses: answer("Every app's own limit an operator set.", z.object({ limits: z.array(appLimit) }).meta({ id: 'AppLimits' })) },
-  setLimit: { params: appPath, body: limitBody, responses: answer('The limit, in force on every gateway within about a second.', appLimit), refusals: { 404: 'No app with this App ID.' } },
+  setLimit: {
+    params: appPath,
+    body: limitBody,
+    responses: answer('The limit, in force on every gateway within about a second.', appLimit),
+    refusals: { 404: 'No app with this App ID.' },
+  },
   clearLimit: {
     params: appPath,
-    responses: answer('Back to the default limit.', z.object({ appId: z.string(), status: z.literal('cleared') }).meta({ example: { appId: 'app_Xq3V0d5yH2kq8Jr1mT9bWg', status: 'cleared' } })),
+    responses: answer(
+      'Back to the default limit.',
+      z.object({ appId: z.string(), status: z.literal('cleared') }).meta({ example: { appId: 'app_Xq3V0d5yH2kq8Jr1mT9bWg', status: 'cleared' } }),
+    ),
     refusals: { 404: 'No app with this App ID, or it has no limit of its own.' },
   },
 } satisfies Record<string, Contract>;
@@ -181,13 +219,15 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.listUsers,
       handler: async (ctx) => {
         const { query } = inputOf(ctx, contracts.listUsers);
-        return json(await operations.listUsers(operator(ctx), { pageSize: pageSize(query.page_size), pageToken: query.pageToken, email: query.email }, ctx.call()));
+        return json(
+          await operations.listUsers(operator(ctx), { pageSize: pageSize(query.page_size), pageToken: query.pageToken, email: query.email }, ctx.call()),
+        );
       },
     }),
     admin({
       methods: 'GET',
       path: '/api/admin/users/:id',
-      summary: "One user and their apps (never a secret).",
+      summary: 'One user and their apps (never a secret).',
       contract: contracts.getUser,
       handler: async (ctx) => json(await operations.getUser(operator(ctx), inputOf(ctx, contracts.getUser).params.id, ctx.call())),
     }),
@@ -198,7 +238,13 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.setDisabled,
       handler: setDisabled(true),
     }),
-    admin({ methods: 'POST', path: '/api/admin/users/:id/enable', summary: 'Enable a disabled user again.', contract: contracts.setDisabled, handler: setDisabled(false) }),
+    admin({
+      methods: 'POST',
+      path: '/api/admin/users/:id/enable',
+      summary: 'Enable a disabled user again.',
+      contract: contracts.setDisabled,
+      handler: setDisabled(false),
+    }),
     admin({
       methods: 'DELETE',
       path: '/api/admin/users/:id',
@@ -227,7 +273,11 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
         const body = Buffer.from(csv);
         return {
           status: 200,
-          headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Length': body.byteLength, 'Content-Disposition': `attachment; filename="${fileName}"` },
+          headers: {
+            'Content-Type': 'text/csv; charset=utf-8',
+            'Content-Length': body.byteLength,
+            'Content-Disposition': `attachment; filename="${fileName}"`,
+          },
           body,
         };
       },

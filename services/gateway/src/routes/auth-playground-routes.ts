@@ -45,7 +45,9 @@ const authenticatedApp = z
   .meta({ id: 'AuthenticatedApp', description: 'The app the credential belongs to, the style and the scopes.' });
 
 const noStore = { 'Cache-Control': { description: 'Never stored by a cache.', schema: z.literal('no-store'), required: true } };
-const publicCache = { 'Cache-Control': { description: 'The key changes only with JWT_SIGNING_KEY.', schema: z.literal('public, max-age=300'), required: true } };
+const publicCache = {
+  'Cache-Control': { description: 'The key changes only with JWT_SIGNING_KEY.', schema: z.literal('public, max-age=300'), required: true },
+};
 
 /** Why each style's 401 comes, in a line (docs/auth-playground.md has every message). */
 const REFUSED: Record<(typeof STYLES)[number], string> = {
@@ -54,7 +56,8 @@ const REFUSED: Record<(typeof STYLES)[number], string> = {
   api_key_header: 'The x-api-key header missing, empty, unknown or rotated.',
   api_key_query: 'api_key missing, empty, unknown, rotated or given twice.',
   oauth2: 'An access token that is not ours, expired, revoked, or of a revoked app (error="invalid_token", with the reason).',
-  oauth1: 'The oauth_problem as the code: signature_invalid (with the base string), nonce_used, timestamp_refused, token_rejected ("complete the three legs first"), token_expired, consumer_key_unknown...',
+  oauth1:
+    'The oauth_problem as the code: signature_invalid (with the base string), nonce_used, timestamp_refused, token_rejected ("complete the three legs first"), token_expired, consumer_key_unknown...',
   hmac: 'A header missing; a timestamp in milliseconds, with a fraction or outside 300 s; a signature that does not match (the message names the common mistake); a replayed signature.',
   digest: 'A first request gets two fresh challenges (SHA-256 then MD5); a wrong answer, or a stale nonce (stale=true: answer again), gets them too.',
   jwt: 'Not a JWT; alg none or other than HS256/RS256; a signature that does not match (algorithm confusion named); expired; wrong or missing aud; an unknown or revoked app.',
@@ -65,13 +68,17 @@ const styleContract = (scheme: (typeof STYLES)[number]): Contract => ({
   responses: { 200: { description: 'The credential was right.', schema: authenticatedApp, headers: noStore } },
   refusals:
     scheme === 'oauth1'
-      ? { 400: 'A malformed signed request: parameter_absent, parameter_rejected, signature_method_rejected, version_rejected.', 401: `${REFUSED.oauth1} ${CHALLENGE}` }
+      ? {
+          400: 'A malformed signed request: parameter_absent, parameter_rejected, signature_method_rejected, version_rejected.',
+          401: `${REFUSED.oauth1} ${CHALLENGE}`,
+        }
       : { 401: `${REFUSED[scheme]} ${CHALLENGE}` },
   ...(scheme === 'digest'
     ? {
         query: z.object({
           algorithm: z.string().optional().meta({
-            description: 'SHA-256, SHA-256-sess, MD5 or MD5-sess (any case): the challenge offers only that algorithm, so a client that answers the last challenge can practise each one. Anything else: every challenge.',
+            description:
+              'SHA-256, SHA-256-sess, MD5 or MD5-sess (any case): the challenge offers only that algorithm, so a client that answers the last challenge can practise each one. Anything else: every challenge.',
             example: 'MD5',
           }),
         }),
@@ -83,9 +90,10 @@ const jwtDecode = {
   // Strict, as every JSON body of the API: a misspelt field is refused by name rather than ignored.
   body: z
     .strictObject({
-      token: z
-        .string({ error: (issue) => (issue.input === undefined ? 'token is required: send {"token": "<a JWT>"}' : 'token must be a string') })
-        .meta({ description: 'A compact JWS: header.payload.signature.', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhcHBfWHEzVjBkNXlIMmtxOEpyMW1UOWJXZyJ9.c2lnbmF0dXJl' }),
+      token: z.string({ error: (issue) => (issue.input === undefined ? 'token is required: send {"token": "<a JWT>"}' : 'token must be a string') }).meta({
+        description: 'A compact JWS: header.payload.signature.',
+        example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhcHBfWHEzVjBkNXlIMmtxOEpyMW1UOWJXZyJ9.c2lnbmF0dXJl',
+      }),
     })
     .meta({ id: 'JwtToDecode' }),
   noUpstreamRefusals: true,
@@ -102,7 +110,9 @@ const jwtDecode = {
         .meta({ id: 'DecodedJwt' }),
     },
   },
-  refusals: { 400: 'invalid_body: the body is not a JSON object, or token is missing or not a string; malformed_body: not JSON; not_a_jwt: token is not three base64url parts whose first two are JSON objects.' },
+  refusals: {
+    400: 'invalid_body: the body is not a JSON object, or token is missing or not a string; malformed_body: not JSON; not_a_jwt: token is not three base64url parts whose first two are JSON objects.',
+  },
 } satisfies Contract;
 
 const jwtIssue = {
@@ -135,7 +145,10 @@ const jwtPublicKey = {
         .object({
           alg: z.literal('RS256'),
           kid: z.string().meta({ description: "The key's RFC 7638 thumbprint." }),
-          pem: z.string().meta({ description: 'SPKI, PEM.', example: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...\n-----END PUBLIC KEY-----\n' }),
+          pem: z.string().meta({
+            description: 'SPKI, PEM.',
+            example: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...\n-----END PUBLIC KEY-----\n',
+          }),
           jwks_uri: z.string().meta({ example: 'https://sandbox.example.org/.well-known/jwks.json' }),
         })
         .meta({ id: 'JwtPublicKey' }),
@@ -217,7 +230,9 @@ export function authPlaygroundRoutes(deps: GatewayDeps): Route[] {
       contract: jwtPublicKey,
       handler: async (ctx) => {
         const key = await oauth.getJwtPublicKey({}, ctx.call());
-        return json({ alg: 'RS256', kid: key.kid, pem: key.pem, jwks_uri: `${ctx.baseUrl}${OAUTH_PATHS.jwks}` }, 200, { 'Cache-Control': 'public, max-age=300' });
+        return json({ alg: 'RS256', kid: key.kid, pem: key.pem, jwks_uri: `${ctx.baseUrl}${OAUTH_PATHS.jwks}` }, 200, {
+          'Cache-Control': 'public, max-age=300',
+        });
       },
     }),
   ];

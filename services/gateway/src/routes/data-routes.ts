@@ -33,7 +33,11 @@ const pageQueryParameters = {
     .optional()
     .meta({ description: `How rows are laid out (default ${dataApi.DEFAULT_SHAPE}). ${SHAPES.map((s) => `${s}: ${SHAPE_DESCRIPTIONS[s]}`).join(' ')}` }),
   page: wholeNumber(1, 'Page-number style: the page, from 1.', 2),
-  page_size: wholeNumber(1, `Rows per page (default ${DEFAULT_PAGE_SIZE}; above ${MAX_PAGE_SIZE} it is clamped to ${MAX_PAGE_SIZE} and the page says so).`, DEFAULT_PAGE_SIZE),
+  page_size: wholeNumber(
+    1,
+    `Rows per page (default ${DEFAULT_PAGE_SIZE}; above ${MAX_PAGE_SIZE} it is clamped to ${MAX_PAGE_SIZE} and the page says so).`,
+    DEFAULT_PAGE_SIZE,
+  ),
   offset: wholeNumber(0, 'Offset style: index of the first row, from 0.', 100),
   limit: wholeNumber(1, `Offset style: rows per page (default ${DEFAULT_PAGE_SIZE}; clamped above ${MAX_PAGE_SIZE}).`, DEFAULT_PAGE_SIZE),
   cursor: z.string().optional().meta({ description: 'Cursor and link styles: the position pagination.next carries; send it back unchanged.' }),
@@ -42,7 +46,8 @@ const pageQueryParameters = {
 } satisfies Record<dataApi.PageParameter, z.ZodType>;
 const pageQuery = z.object(pageQueryParameters);
 // Every name the data service reads is documented, and nothing else.
-if (Object.keys(pageQueryParameters).sort().join() !== [...PAGE_PARAMETERS].sort().join()) throw new Error('data-routes: page parameters out of step with the data API contract');
+if (Object.keys(pageQueryParameters).sort().join() !== [...PAGE_PARAMETERS].sort().join())
+  throw new Error('data-routes: page parameters out of step with the data API contract');
 
 const packPath = z.object({ pack: name('hr').meta({ description: 'A pack name from the catalog.' }) });
 const entityPath = packPath.extend({ entity: name('employees').meta({ description: "An entity of the pack, from the pack's description." }) });
@@ -64,7 +69,12 @@ const paginationObject = z
     next: nullableUrl,
     next_url: nullableUrl,
   })
-  .meta({ id: 'Pagination', description: Object.entries(PAGINATION_FIELDS).map(([field, words]) => `${field}: ${words}`).join(' ') });
+  .meta({
+    id: 'Pagination',
+    description: Object.entries(PAGINATION_FIELDS)
+      .map(([field, words]) => `${field}: ${words}`)
+      .join(' '),
+  });
 const pageSchema = z
   .object({
     pack: z.string(),
@@ -81,13 +91,26 @@ const catalogSchema = z
   .looseObject({
     dataset_version: z.number().int(),
     reference_date: z.string(),
-    packs: z.array(z.looseObject({ name: z.string(), scope: z.string(), description: z.string(), url: z.string(), entities: z.array(z.looseObject({ name: z.string(), rows: z.number().int(), url: z.string() })) })),
+    packs: z.array(
+      z.looseObject({
+        name: z.string(),
+        scope: z.string(),
+        description: z.string(),
+        url: z.string(),
+        entities: z.array(z.looseObject({ name: z.string(), rows: z.number().int(), url: z.string() })),
+      }),
+    ),
     shapes: z.array(z.looseObject({ name: z.enum(SHAPES), default: z.boolean(), description: z.string() })),
     pagination: z.looseObject({ default_page_size: z.number().int(), max_page_size: z.number().int(), rules: z.array(z.string()) }),
   })
   .meta({ id: 'DataCatalog' });
 const packSchema = z
-  .looseObject({ name: z.string(), scope: z.string(), description: z.string(), entities: z.array(z.looseObject({ name: z.string(), rows: z.number().int(), fields: z.array(z.unknown()) })) })
+  .looseObject({
+    name: z.string(),
+    scope: z.string(),
+    description: z.string(),
+    entities: z.array(z.looseObject({ name: z.string(), rows: z.number().int(), fields: z.array(z.unknown()) })),
+  })
   .meta({ id: 'DataPack' });
 
 const catalogContract = { responses: { 200: { description: 'Packs, entities, shapes and pagination styles.', schema: catalogSchema } } };

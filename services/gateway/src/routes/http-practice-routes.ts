@@ -88,7 +88,9 @@ function wholeNumber(name: string, rule: WholeNumber) {
   const { min, max, outOfRange } = rule;
   const number = z
     .string()
-    .regex(/^[0-9]+$/, { error: (issue) => `${name} must be ${rule.what}${/^-[0-9]+$/.test(String(issue.input)) ? ', not negative' : ''}; got ${quoteInput(issue.input)}` })
+    .regex(/^[0-9]+$/, {
+      error: (issue) => `${name} must be ${rule.what}${/^-[0-9]+$/.test(String(issue.input)) ? ', not negative' : ''}; got ${quoteInput(issue.input)}`,
+    })
     .transform((digits) => Math.min(Number(digits), Number.MAX_VALUE))
     .refine((value) => (min === undefined || value >= min) && (max === undefined || value <= max), {
       error: (issue) => outOfRange?.(issue.input as number) ?? `${name} must be from ${min} to ${max}; got ${issue.input}`,
@@ -129,10 +131,10 @@ const responseQuery = z.object({
     example: 418,
   }),
   delay: delayOf(0, DELAY_CAPS.response),
-  body: z
-    .string()
-    .optional()
-    .meta({ description: 'Text to answer with instead of the JSON description (text/plain; charset=utf-8). Not sent with 204, 205 or 304, which carry no body.', example: 'short and stout' }),
+  body: z.string().optional().meta({
+    description: 'Text to answer with instead of the JSON description (text/plain; charset=utf-8). Not sent with 204, 205 or 304, which carry no body.',
+    example: 'short and stout',
+  }),
 });
 
 const timeoutQuery = z.object({ delay: delayOf(1000, DELAY_CAPS.timeout) });
@@ -155,7 +157,8 @@ const redirectQuery = z
     status: z
       .string()
       .refine((value): value is (typeof REDIRECT_STATUSES)[number] => (REDIRECT_STATUSES as readonly string[]).includes(value.replace(/^0+(?=\d)/, '')), {
-        error: (issue) => `status must be one of 301, 302, 307 or 308; got ${/^[0-9]+$/.test(String(issue.input)) ? Number(issue.input) : quoteInput(issue.input)}`,
+        error: (issue) =>
+          `status must be one of 301, 302, 307 or 308; got ${/^[0-9]+$/.test(String(issue.input)) ? Number(issue.input) : quoteInput(issue.input)}`,
       })
       .transform(Number)
       .default(302)
@@ -181,7 +184,10 @@ const redirectQuery = z
           `trail must hold one METHOD-bytes entry per redirect already followed, joined by dots; got ${quoteInput(issue.input)}. This endpoint writes it into each Location: follow the Location rather than editing it`,
       })
       .optional()
-      .meta({ description: 'Written by the service into each Location: what arrived at each request so far (METHOD-bytes, joined by dots), one entry per hop.', example: 'POST-7' }),
+      .meta({
+        description: 'Written by the service into each Location: what arrived at each request so far (METHOD-bytes, joined by dots), one entry per hop.',
+        example: 'POST-7',
+      }),
   })
   .superRefine(({ n, hop, trail }, ctx) => {
     if (hop > n) ctx.addIssue({ code: 'custom', path: ['hop'], message: `hop must be from 0 to n (${n}); got ${hop}` });
@@ -213,11 +219,13 @@ const labSteering = {
   allow_origin: z
     .string()
     .regex(/^[\x21-\x7e](?:[\x20-\x7e]{0,254}[\x21-\x7e])?$/, {
-      error: (issue) => `allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${quoteInput(issue.input)}`,
+      error: (issue) =>
+        `allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${quoteInput(issue.input)}`,
     })
     .optional()
     .meta({
-      description: 'Access-Control-Allow-Origin of every lab answer, sent exactly as given (so a trailing slash or a list can be seen to fail). Absent: the request’s Origin, reflected.',
+      description:
+        'Access-Control-Allow-Origin of every lab answer, sent exactly as given (so a trailing slash or a list can be seen to fail). Absent: the request’s Origin, reflected.',
       example: 'https://example.org',
     }),
   allow_methods: tokenList(
@@ -267,14 +275,19 @@ const corsInfoQuery = z.object({
     .meta({ description: 'The method your page will use (fetch upper-cases only DELETE, GET, HEAD, OPTIONS, POST and PUT).', example: 'PUT' }),
   headers: z
     .string()
-    .regex(TOKEN_LIST, { error: (issue) => `headers must be header names separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${quoteInput(issue.input)}` })
-    .refine((value) => !value.split(',').some((item) => item.trim() === '*'), { error: 'headers lists the header names your page will set; * is not a header name' })
+    .regex(TOKEN_LIST, {
+      error: (issue) => `headers must be header names separated by commas (or *), at most ${MAX_LIST_ITEMS}; got ${quoteInput(issue.input)}`,
+    })
+    .refine((value) => !value.split(',').some((item) => item.trim() === '*'), {
+      error: 'headers lists the header names your page will set; * is not a header name',
+    })
     .optional()
     .meta({ description: 'The header names your page will set, separated by commas.', example: 'x-custom, authorization' }),
   content_type: z
     .string()
     .regex(/^[\x20-\x7e]{1,256}$/, {
-      error: (issue) => `content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${quoteInput(issue.input)}`,
+      error: (issue) =>
+        `content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${quoteInput(issue.input)}`,
     })
     .optional()
     .meta({ description: 'The Content-Type your page will send, if any (it counts as a header).', example: 'application/json' }),
@@ -284,7 +297,8 @@ const corsInfoQuery = z.object({
   origin: z
     .string()
     .refine(isSerialisedOrigin, {
-      error: (issue) => `origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${quoteInput(issue.input)}`,
+      error: (issue) =>
+        `origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${quoteInput(issue.input)}`,
     })
     .optional()
     .meta({ description: 'The origin of the page to ask about; default: this request’s Origin header (curl sends none).', example: 'https://learner.example' }),
@@ -312,22 +326,39 @@ const uploadBody = {
  */
 const batchItem = z.strictObject({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).meta({ example: 'GET' }),
-  path: z.string().max(2048).meta({ description: 'A path on this service with its query: not a URL, no . or .. segments, no backslash, not the batch itself.', example: '/playground/echo?x=1' }),
+  path: z.string().max(2048).meta({
+    description: 'A path on this service with its query: not a URL, no . or .. segments, no backslash, not the batch itself.',
+    example: '/playground/echo?x=1',
+  }),
   headers: z
     .record(z.string(), z.string())
     .optional()
-    .meta({ description: "Only these, and where the batch went (its Host and a trusted proxy's X-Forwarded-*, unless set here): no credential is inherited from the batch request.", example: { 'x-api-key': 'ak_…' } }),
+    .meta({
+      description:
+        "Only these, and where the batch went (its Host and a trusted proxy's X-Forwarded-*, unless set here): no credential is inherited from the batch request.",
+      example: { 'x-api-key': 'ak_…' },
+    }),
   body: z.unknown().optional().meta({ description: 'A string is sent as text/plain, anything else as JSON, unless headers names a Content-Type.' }),
 });
 const { $schema: _dialect, ...batchItemShape } = z.toJSONSchema(batchItem, { io: 'input' });
 const batchBody = z
   .strictObject({
     requests: z
-      .array(z.unknown().meta({ id: 'BatchItem', ...batchItemShape }), { error: 'requests must be an array: send {"requests": [{"method": "GET", "path": "/health"}, …]}' })
+      .array(z.unknown().meta({ id: 'BatchItem', ...batchItemShape }), {
+        error: 'requests must be an array: send {"requests": [{"method": "GET", "path": "/health"}, …]}',
+      })
       // The runner owns the cap (BATCH.maxItems, 400 too_many_requests); stated here for the document.
       .meta({ maxItems: BATCH.maxItems, description: `At most ${BATCH.maxItems}; run in order, one ${BATCH.budgetMs / 1000} s budget for all.` }),
   })
-  .meta({ id: 'Batch', example: { requests: [{ method: 'GET', path: '/health' }, { method: 'POST', path: '/playground/echo', body: { n: 1 } }] } });
+  .meta({
+    id: 'Batch',
+    example: {
+      requests: [
+        { method: 'GET', path: '/health' },
+        { method: 'POST', path: '/playground/echo', body: { n: 1 } },
+      ],
+    },
+  });
 
 // ---- answers ---------------------------------------------------------------------
 
@@ -388,14 +419,15 @@ const respondAnswer = z
     description: 'The status asked for, described (without the body parameter).',
     example: { status: 418, statusText: "I'm a Teapot", method: 'GET', delayRequestedMs: 20, delayAppliedMs: 20, delayCapMs: DELAY_CAPS.response, notes: [] },
   });
-const timeoutAnswer = z
-  .object({ status: z.literal(200), ...delayFields, notes })
-  .meta({
-    id: 'TimeoutAnswer',
-    example: { status: 200, delayRequestedMs: 1000, delayAppliedMs: 1000, delayCapMs: DELAY_CAPS.timeout, notes: [playgroundApi.timeoutNote(1000)] },
-  });
+const timeoutAnswer = z.object({ status: z.literal(200), ...delayFields, notes }).meta({
+  id: 'TimeoutAnswer',
+  example: { status: 200, delayRequestedMs: 1000, delayAppliedMs: 1000, delayCapMs: DELAY_CAPS.timeout, notes: [playgroundApi.timeoutNote(1000)] },
+});
 
-const redirectStatus = z.number().int().meta({ enum: REDIRECT_STATUSES.map(Number) });
+const redirectStatus = z
+  .number()
+  .int()
+  .meta({ enum: REDIRECT_STATUSES.map(Number) });
 const redirectHop = z
   .object({
     redirect: z.number().int().meta({ description: 'This redirect’s number, from 1.' }),
@@ -436,13 +468,18 @@ const redirectEnd = z
       ],
       arrived: { method: 'GET', contentType: null, body: null, bodyKind: 'none', bodySize: 0 },
       methodChanged: true,
-      notes: ['Your client turned POST into GET after redirect 1 and dropped the body, as clients do with a 302; use 307 or 308 to keep the method and body.', playgroundApi.REDIRECT_MEANING[302]],
+      notes: [
+        'Your client turned POST into GET after redirect 1 and dropped the body, as clients do with a 302; use 307 or 308 to keep the method and body.',
+        playgroundApi.REDIRECT_MEANING[302],
+      ],
     },
   });
 
 const headersAnswer = z
   .object({
-    received: z.array(z.object({ name: z.string(), value: z.string() })).meta({ description: 'Every header line as it arrived: original case, order, repeats.' }),
+    received: z
+      .array(z.object({ name: z.string(), value: z.string() }))
+      .meta({ description: 'Every header line as it arrived: original case, order, repeats.' }),
     count: z.number().int(),
     normalised: formValues.meta({ description: 'What a node server works with: lower-case names, repeats combined.' }),
     httpVersion: z.string(),
@@ -460,7 +497,10 @@ const headersAnswer = z
       count: 4,
       normalised: { host: '127.0.0.1:8080', 'x-custom': '1, 2', connection: 'keep-alive' },
       httpVersion: '1.1',
-      notes: ['X-Custom was sent 2 times: joined with ", " into one value (RFC 9110 5.3: a list header may be split over several lines).', playgroundApi.HEADER_CASE_KEPT_NOTE],
+      notes: [
+        'X-Custom was sent 2 times: joined with ", " into one value (RFC 9110 5.3: a list header may be split over several lines).',
+        playgroundApi.HEADER_CASE_KEPT_NOTE,
+      ],
     },
   });
 
@@ -494,7 +534,14 @@ const uploadAnswer = z
     id: 'UploadAnswer',
     example: {
       parts: [
-        { type: 'file', name: 'doc', filename: 'photo.jpg', contentType: 'image/jpeg', size: 30512, sha256: '7c19872a655215f1090f5f0b40a6812dd8082448453c5b151299e0382c63fcee' },
+        {
+          type: 'file',
+          name: 'doc',
+          filename: 'photo.jpg',
+          contentType: 'image/jpeg',
+          size: 30512,
+          sha256: '7c19872a655215f1090f5f0b40a6812dd8082448453c5b151299e0382c63fcee',
+        },
         { type: 'field', name: 'note', value: 'hello' },
       ],
       files: 1,
@@ -561,7 +608,8 @@ const corsInfoAnswer = z
       },
       failing: [],
       verdict: 'pass',
-      summary: 'A page at https://learner.example calling PUT with x-custom makes a preflight (OPTIONS) first, and every check passes: the page can read the answer.',
+      summary:
+        'A page at https://learner.example calling PUT with x-custom makes a preflight (OPTIONS) first, and every check passes: the page can read the answer.',
       labAnswers: {
         preflight: {
           'Access-Control-Allow-Origin': 'https://learner.example',
@@ -586,21 +634,22 @@ const corsSimpleAnswer = z
     example: { cors: 'simple', origin: 'https://learner.example', note: CORS_SIMPLE_NOTE },
   });
 const jsonObject = z.record(z.string(), z.unknown()).meta({ description: 'Any JSON object.', example: { hello: 'world' } });
-const corsPreflightAnswer = z
-  .object({ cors: z.literal('preflighted'), origin: z.string().nullable(), received: jsonObject, note: z.string() })
-  .meta({
-    id: 'CorsPreflighted',
-    example: {
-      cors: 'preflighted',
-      origin: 'https://learner.example',
-      received: { hello: 'world' },
-      note: CORS_PREFLIGHTED_NOTE,
-    },
-  });
+const corsPreflightAnswer = z.object({ cors: z.literal('preflighted'), origin: z.string().nullable(), received: jsonObject, note: z.string() }).meta({
+  id: 'CorsPreflighted',
+  example: {
+    cors: 'preflighted',
+    origin: 'https://learner.example',
+    received: { hello: 'world' },
+    note: CORS_PREFLIGHTED_NOTE,
+  },
+});
 
 const batchResult = z
   .object({
-    status: z.number().int().meta({ description: "The item's own status: a failing item never fails the batch (504 batch_budget_exhausted once the budget ran out)." }),
+    status: z
+      .number()
+      .int()
+      .meta({ description: "The item's own status: a failing item never fails the batch (504 batch_budget_exhausted once the budget ran out)." }),
     headers: formValues,
     body: z.unknown().meta({ description: 'Parsed when the item answered JSON; text otherwise; null without a body.' }),
   })
@@ -636,21 +685,26 @@ const batchItemHeaders = (body: unknown, requestId: string) => ({
   ...SECURITY_HEADERS,
   ...OPEN_CORS_HEADERS,
 });
-const batchAnswer = z
-  .array(batchResult)
-  .meta({
-    id: 'BatchAnswer',
-    description: 'One result per item, in the order of requests (the spec: "returns an array of results").',
-    example: [
-      { status: 200, headers: batchItemHeaders(batchExampleBodies.health, '4b0c2f0e-6a55-4a0e-9f57-1d2c3b4a5e6f'), body: batchExampleBodies.health },
-      { status: 200, headers: batchItemHeaders(batchExampleBodies.echo, '9d1e3a5c-7b2f-4c6d-8e0a-1f3b5d7c9e2a'), body: batchExampleBodies.echo },
-    ],
-  });
+const batchAnswer = z.array(batchResult).meta({
+  id: 'BatchAnswer',
+  description: 'One result per item, in the order of requests (the spec: "returns an array of results").',
+  example: [
+    { status: 200, headers: batchItemHeaders(batchExampleBodies.health, '4b0c2f0e-6a55-4a0e-9f57-1d2c3b4a5e6f'), body: batchExampleBodies.health },
+    { status: 200, headers: batchItemHeaders(batchExampleBodies.echo, '9d1e3a5c-7b2f-4c6d-8e0a-1f3b5d7c9e2a'), body: batchExampleBodies.echo },
+  ],
+});
 
 // ---- contracts ------------------------------------------------------------------
 
 const delayApplied = {
-  'X-Delay-Applied-Ms': { description: 'The wait, in milliseconds, after the cap.', schema: z.string().regex(/^[0-9]+$/).meta({ example: '1500' }), required: true },
+  'X-Delay-Applied-Ms': {
+    description: 'The wait, in milliseconds, after the cap.',
+    schema: z
+      .string()
+      .regex(/^[0-9]+$/)
+      .meta({ example: '1500' }),
+    required: true,
+  },
 };
 const playgroundNote = { 'X-Playground-Note': { description: 'Where the answer differs from what was asked for, why, in one line.' } };
 const compressed = { 415: 'The body is compressed (Content-Encoding other than identity): send it as it is.' };
@@ -674,7 +728,10 @@ const answered = (description: string): ResponseDoc => ({
   content: { 'application/json': respondAnswer, 'text/plain': z.string().meta({ description: 'The body parameter, when given.', example: "I'm a teapot" }) },
   headers: { ...delayApplied, ...playgroundNote },
 });
-const noBody = (status: string): ResponseDoc => ({ description: `${status}: no body and no Content-Type (RFC 9110), even with the body parameter.`, headers: { ...delayApplied, ...playgroundNote } });
+const noBody = (status: string): ResponseDoc => ({
+  description: `${status}: no body and no Content-Type (RFC 9110), even with the body parameter.`,
+  headers: { ...delayApplied, ...playgroundNote },
+});
 const respond = {
   query: responseQuery,
   description:
@@ -726,7 +783,8 @@ const hop = (status: number) => ({
 const redirect = {
   query: redirectQuery,
   unparsedBody: rawBody('Any body: it is counted at each hop (307 and 308 must keep it), and shown at the end as the echo reads it, never refused.'),
-  description: 'A chain of n redirects, each answering status with a relative Location, then a 200 showing the trail: which method and body arrived at each request.',
+  description:
+    'A chain of n redirects, each answering status with a relative Location, then a 200 showing the trail: which method and body arrived at each request.',
   responses: {
     200: { description: 'The end of the chain: the trail, and the verdict on what your client did.', schema: redirectEnd },
     301: hop(301),
@@ -782,7 +840,8 @@ const corsPreflight = {
 
 const batch = {
   body: batchBody,
-  description: 'Each item runs through this API in order, with its own headers only (no credential is inherited), within one budget; a failing item fails alone.',
+  description:
+    'Each item runs through this API in order, with its own headers only (no credential is inherited), within one budget; a failing item fails alone.',
   responses: {
     200: {
       description: 'Every item’s answer, in order: an array, as many results as requests.',
@@ -790,7 +849,10 @@ const batch = {
       headers: {
         [BATCH_HEADERS.budget]: {
           description: `The budget all items shared, in milliseconds (${BATCH.budgetMs}): an item reached after it ran out answers 504 batch_budget_exhausted.`,
-          schema: z.string().regex(/^[0-9]+$/).meta({ example: String(BATCH.budgetMs) }),
+          schema: z
+            .string()
+            .regex(/^[0-9]+$/)
+            .meta({ example: String(BATCH.budgetMs) }),
           required: true,
         },
         [BATCH_HEADERS.order]: {

@@ -28,7 +28,9 @@ function formDecode(value: string): string {
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    throw new AppError(GrpcStatus.UNAUTHENTICATED, 'invalid_client', 'The Basic credential is not form-urlencoded client_id:client_secret.').withChallenge(BASIC_CHALLENGE);
+    throw new AppError(GrpcStatus.UNAUTHENTICATED, 'invalid_client', 'The Basic credential is not form-urlencoded client_id:client_secret.').withChallenge(
+      BASIC_CHALLENGE,
+    );
   }
 }
 
@@ -49,7 +51,9 @@ function clientAuthentication(ctx: RouteContext, body: ClientFields): oauth.Clie
   if (basic !== undefined) {
     const decoded = decodeBasic(basic);
     if (!decoded) {
-      throw new AppError(GrpcStatus.UNAUTHENTICATED, 'invalid_client', 'The Basic credential is not base64 of "client_id:client_secret".').withChallenge(BASIC_CHALLENGE);
+      throw new AppError(GrpcStatus.UNAUTHENTICATED, 'invalid_client', 'The Basic credential is not base64 of "client_id:client_secret".').withChallenge(
+        BASIC_CHALLENGE,
+      );
     }
     const clientId = formDecode(decoded.user);
     if (bodySecret !== undefined) throw invalidRequest('The client authenticated twice: send the client secret in the Basic header or in the body, not both.');
@@ -100,7 +104,11 @@ const tokenJson = (t: oauth.TokenResponse) =>
  */
 const introspectionJson = (i: oauth.IntrospectResponse) =>
   i.active
-    ? { active: true, scope: i.scope, ...members({ client_id: i.clientId, token_type: i.tokenType, exp: i.exp, iat: i.iat, sub: i.sub, aud: i.aud, iss: i.iss, jti: i.jti }) }
+    ? {
+        active: true,
+        scope: i.scope,
+        ...members({ client_id: i.clientId, token_type: i.tokenType, exp: i.exp, iat: i.iat, sub: i.sub, aud: i.aud, iss: i.iss, jti: i.jti }),
+      }
     : { active: false };
 
 // ---- schemas: what the dispatcher validates and the OpenAPI document shows ----
@@ -214,10 +222,7 @@ const tokenForm = (what: 'introspect' | 'revoke', id: string) =>
         description: 'An access token or a refresh token issued here.',
         example: ACCESS_TOKEN,
       }),
-      token_type_hint: z
-        .string()
-        .optional()
-        .meta({ description: "Ignored: the token's form says what it is; no value is refused.", example: 'access_token' }),
+      token_type_hint: z.string().optional().meta({ description: "Ignored: the token's form says what it is; no value is refused.", example: 'access_token' }),
       ...clientFields,
     })
     .meta({ id });
@@ -241,9 +246,7 @@ const introspection = z
         jti: z.string().optional().meta({ description: 'Access tokens only.' }),
       })
       .meta({ description: 'A live token.' }),
-    z
-      .strictObject({ active: z.literal(false) })
-      .meta({ description: "Anything not live: unknown, malformed, expired, revoked, used, another client's." }),
+    z.strictObject({ active: z.literal(false) }).meta({ description: "Anything not live: unknown, malformed, expired, revoked, used, another client's." }),
   ])
   .meta({ id: 'Introspection', description: 'RFC 7662 section 2.2.' });
 
@@ -254,7 +257,9 @@ const introspection = z
  * have been verified first (RFC 6749 4.1.2.1), a repeated parameter included.
  */
 const authorizeQuery = z.object({
-  response_type: z.literal('code').meta({ description: 'Only code. Missing: redirected invalid_request; another value: redirected unsupported_response_type.' }),
+  response_type: z
+    .literal('code')
+    .meta({ description: 'Only code. Missing: redirected invalid_request; another value: redirected unsupported_response_type.' }),
   client_id: z.string().meta({ description: 'The App ID. Missing, unknown or repeated: 400, never redirected.', example: APP_ID }),
   redirect_uri: z.string().optional().meta({
     description:
@@ -308,11 +313,13 @@ const jwkSet = z
   })
   .meta({ id: 'JWKSet', description: 'RFC 7517 section 5.' });
 
-const publicCache = { 'Cache-Control': { description: 'The key changes only with JWT_SIGNING_KEY.', schema: z.literal('public, max-age=300'), required: true } };
+const publicCache = {
+  'Cache-Control': { description: 'The key changes only with JWT_SIGNING_KEY.', schema: z.literal('public, max-age=300'), required: true },
+};
 const noStore = { 'Cache-Control': { description: 'Never stored by a cache.', schema: z.literal('no-store'), required: true } };
 
 const tokenRefusals = {
-  400: 'RFC 6749 5.2: invalid_request (the body is malformed or not a form; a parameter repeated; code or refresh_token missing for its grant; redirect_uri missing when the authorization request had one; a malformed code_verifier; the client authenticated twice), unsupported_grant_type, invalid_grant (a code or refresh token unknown, expired, already used or another client\'s; a redirect_uri that differs; a PKCE verifier missing, wrong or unexpected), invalid_scope (a scope the app, the code or the grant does not hold).',
+  400: "RFC 6749 5.2: invalid_request (the body is malformed or not a form; a parameter repeated; code or refresh_token missing for its grant; redirect_uri missing when the authorization request had one; a malformed code_verifier; the client authenticated twice), unsupported_grant_type, invalid_grant (a code or refresh token unknown, expired, already used or another client's; a redirect_uri that differs; a PKCE verifier missing, wrong or unexpected), invalid_scope (a scope the app, the code or the grant does not hold).",
   401: 'invalid_client: no client credentials, wrong ones, or a revoked or deleted app. WWW-Authenticate: Basic when the client used the Basic header or sent no credentials.',
 };
 
@@ -329,7 +336,9 @@ const contracts = {
         headers: {
           Location: {
             description: "The redirect URI with the answer's parameters added to its query.",
-            schema: z.string().meta({ example: `${REDIRECT_URI}?code=Q2Vv3k1d8JmXzq0bR7tYw5nP4sL6hG9fA2cE1uK3oI8&state=af0ifjsldkj&iss=https%3A%2F%2Fsandbox.example.org` }),
+            schema: z
+              .string()
+              .meta({ example: `${REDIRECT_URI}?code=Q2Vv3k1d8JmXzq0bR7tYw5nP4sL6hG9fA2cE1uK3oI8&state=af0ifjsldkj&iss=https%3A%2F%2Fsandbox.example.org` }),
             required: true,
           },
           ...noStore,
@@ -427,7 +436,10 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       bodyOptional: true,
       contract: contracts.token,
       handler: async (ctx) => {
-        const body: Partial<Record<'grant_type' | 'scope' | 'code' | 'redirect_uri' | 'code_verifier' | 'refresh_token', string>> & ClientFields = inputOf(ctx, contracts.token).body;
+        const body: Partial<Record<'grant_type' | 'scope' | 'code' | 'redirect_uri' | 'code_verifier' | 'refresh_token', string>> & ClientFields = inputOf(
+          ctx,
+          contracts.token,
+        ).body;
         const token = await client.token(
           {
             grantType: body.grant_type ?? '',

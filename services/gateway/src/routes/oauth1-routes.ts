@@ -34,16 +34,27 @@ const VERIFIER = 'v3Lq8Xk2Nw5Rb9Tc1Ym4Hp7Js0Gd6Fa';
 const protocolFields = {
   oauth_consumer_key: z.string().optional().meta({ description: 'The App ID.', example: APP_ID }),
   oauth_signature_method: z.enum(['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT']).optional().meta({ description: 'Case-sensitive; RSA-SHA1 is refused.' }),
-  oauth_signature: z.string().optional().meta({ description: 'Keyed with the API key & the token secret (empty in leg 1), each percent-encoded (RFC 5849 3.4.2).' }),
-  oauth_timestamp: z.string().regex(/^\d+$/).optional().meta({ description: 'Unix seconds, within 300 s of the server clock; optional with PLAINTEXT only.', example: '1767225600' }),
-  oauth_nonce: z.string().optional().meta({ description: 'Used once per consumer key within the timestamp window; optional with PLAINTEXT only.', example: 'kllo9940pd9333jh' }),
+  oauth_signature: z
+    .string()
+    .optional()
+    .meta({ description: 'Keyed with the API key & the token secret (empty in leg 1), each percent-encoded (RFC 5849 3.4.2).' }),
+  oauth_timestamp: z
+    .string()
+    .regex(/^\d+$/)
+    .optional()
+    .meta({ description: 'Unix seconds, within 300 s of the server clock; optional with PLAINTEXT only.', example: '1767225600' }),
+  oauth_nonce: z
+    .string()
+    .optional()
+    .meta({ description: 'Used once per consumer key within the timestamp window; optional with PLAINTEXT only.', example: 'kllo9940pd9333jh' }),
   oauth_version: z.literal('1.0').optional(),
 };
 
 const signedForm = (id: string, fields: z.ZodRawShape, description: string) =>
-  z
-    .object({ ...protocolFields, ...fields })
-    .meta({ id, description: `${description} Each protocol parameter exactly once, in the Authorization: OAuth header, the query or this form; any other parameter is signed too.` });
+  z.object({ ...protocolFields, ...fields }).meta({
+    id,
+    description: `${description} Each protocol parameter exactly once, in the Authorization: OAuth header, the query or this form; any other parameter is signed too.`,
+  });
 
 const requestTokenForm = signedForm(
   'OAuth1RequestTokenForm',
@@ -77,7 +88,10 @@ const tokenCredentials = {
     .meta({ id: 'OAuth1TokenCredentialsForm', description: 'RFC 5849 2.3, form-encoded.' }),
 };
 /** JSON by default (the spec), the RFC's form encoding when Accept asks for it. */
-const eitherEncoding = (schemas: { json: z.ZodType; form: z.ZodType }) => ({ 'application/json': schemas.json, 'application/x-www-form-urlencoded': schemas.form });
+const eitherEncoding = (schemas: { json: z.ZodType; form: z.ZodType }) => ({
+  'application/json': schemas.json,
+  'application/x-www-form-urlencoded': schemas.form,
+});
 const noStore = { 'Cache-Control': { description: 'Never stored by a cache.', schema: z.literal('no-store'), required: true } };
 
 const signedRefusals = {
@@ -110,10 +124,13 @@ const contracts = {
           .object({
             oauth_token: z.string().meta({ example: TEMPORARY_TOKEN }),
             oauth_verifier: z.string().meta({ example: VERIFIER }),
-            callback: z.string().optional().meta({
-              description: 'For a URL callback: that URL with oauth_token and oauth_verifier added to its query.',
-              example: `https://client.example/cb?oauth_token=${TEMPORARY_TOKEN}&oauth_verifier=${VERIFIER}`,
-            }),
+            callback: z
+              .string()
+              .optional()
+              .meta({
+                description: 'For a URL callback: that URL with oauth_token and oauth_verifier added to its query.',
+                example: `https://client.example/cb?oauth_token=${TEMPORARY_TOKEN}&oauth_verifier=${VERIFIER}`,
+              }),
           })
           .meta({ id: 'OAuth1Verifier' }),
         headers: noStore,
@@ -153,7 +170,11 @@ export function oauth1Routes(deps: GatewayDeps): Route[] {
       handler: async (ctx) => {
         logConsumer(ctx);
         const issued = await client.oAuth1RequestToken({ request: signedRequestOf(ctx) }, ctx.call());
-        return credentialsReply(ctx, { oauth_token: issued.oauthToken, oauth_token_secret: issued.oauthTokenSecret, oauth_callback_confirmed: issued.oauthCallbackConfirmed });
+        return credentialsReply(ctx, {
+          oauth_token: issued.oauthToken,
+          oauth_token_secret: issued.oauthTokenSecret,
+          oauth_callback_confirmed: issued.oauthCallbackConfirmed,
+        });
       },
     }),
     leg({
@@ -163,7 +184,11 @@ export function oauth1Routes(deps: GatewayDeps): Route[] {
       contract: contracts.authorize,
       handler: async (ctx) => {
         const approved = await client.oAuth1Authorize({ oauthToken: inputOf(ctx, contracts.authorize).query.oauth_token ?? '' }, ctx.call());
-        return json({ oauth_token: approved.oauthToken, oauth_verifier: approved.oauthVerifier, ...(approved.callback ? { callback: approved.callback } : {}) });
+        return json({
+          oauth_token: approved.oauthToken,
+          oauth_verifier: approved.oauthVerifier,
+          ...(approved.callback ? { callback: approved.callback } : {}),
+        });
       },
     }),
     leg({

@@ -60,8 +60,7 @@ function userJson(user: identity.User | undefined) {
 // rule about values (lengths, formats, scopes, redirect URIs), so each rule
 // lives in one place.
 
-const text = (field: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
+const text = (field: string) => z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
 const optionalText = (field: string) => z.string({ error: `${field} must be a string` }).optional();
 const textList = (field: string) =>
   z.array(z.string({ error: `each item of ${field} must be a string` }), {
@@ -77,16 +76,24 @@ const createAppBody = z
   .strictObject({
     name: text('name').meta({ example: 'Weather dashboard' }),
     description: optionalText('description'),
-    scopes: textList('scopes').optional().meta({ description: 'Pack scopes (GET /playground/data lists them); absent: every pack.', example: ['hr:read'] }),
-    redirectUris: textList('redirectUris').optional().meta({ description: 'At most 10; https, or http on localhost.', example: ['https://client.example/callback'] }),
+    scopes: textList('scopes')
+      .optional()
+      .meta({ description: 'Pack scopes (GET /playground/data lists them); absent: every pack.', example: ['hr:read'] }),
+    redirectUris: textList('redirectUris')
+      .optional()
+      .meta({ description: 'At most 10; https, or http on localhost.', example: ['https://client.example/callback'] }),
   })
   .meta({ id: 'NewApp' });
 const rotateBody = z
   .strictObject({ secret: flag('secret'), apiKey: flag('apiKey'), bearer: flag('bearer') })
   .meta({ id: 'Rotation', description: 'The credentials to replace; none given: all three.' });
-const redirectUrisBody = z.strictObject({ redirectUris: textList('redirectUris').meta({ example: ['https://client.example/callback'] }) }).meta({ id: 'RedirectUris' });
+const redirectUrisBody = z
+  .strictObject({ redirectUris: textList('redirectUris').meta({ example: ['https://client.example/callback'] }) })
+  .meta({ id: 'RedirectUris' });
 const scopesBody = z.strictObject({ scopes: textList('scopes').meta({ example: ['hr:read', 'stocks:read'] }) }).meta({ id: 'Scopes' });
-const appPath = z.object({ id: z.string().meta({ description: "The app's id (24 hex characters), from GET /api/apps.", example: '66f1c0a95e2b4d7a9c3e1f20' }) });
+const appPath = z.object({
+  id: z.string().meta({ description: "The app's id (24 hex characters), from GET /api/apps.", example: '66f1c0a95e2b4d7a9c3e1f20' }),
+});
 const deleteQuery = z.object({
   mode: z
     .literal('revoke', { error: 'mode must be revoke, or absent to delete permanently' })
@@ -107,15 +114,22 @@ const logsQuery = z.object(pageQuery);
 const sessionSchema = z
   .object({ token: z.string().meta({ description: 'The portal session token: send it as Authorization: Bearer.' }), expiresAt: timestamp })
   .meta({ id: 'Session' });
-const userSchema = z.object({ id: z.string(), email: z.string(), provider: z.string().meta({ example: 'password' }), createdAt: timestamp }).meta({ id: 'User' });
-const credentialMeta = z.object({ createdAt: timestamp, hint: z.string().meta({ description: 'The last characters, to tell credentials apart.', example: '9fQa' }) });
+const userSchema = z
+  .object({ id: z.string(), email: z.string(), provider: z.string().meta({ example: 'password' }), createdAt: timestamp })
+  .meta({ id: 'User' });
+const credentialMeta = z.object({
+  createdAt: timestamp,
+  hint: z.string().meta({ description: 'The last characters, to tell credentials apart.', example: '9fQa' }),
+});
 /** The App JSON (appJson), as the portal and the operators' API document it. */
 export const appSchema = z
   .object({
     id: z.string().meta({ example: '66f1c0a95e2b4d7a9c3e1f20' }),
     name: z.string(),
     description: z.string(),
-    appId: z.string().meta({ description: 'The App ID: client_id, Basic username, OAuth 1.0a consumer key, Digest username.', example: 'app_Xq3V0d5yH2kq8Jr1mT9bWg' }),
+    appId: z
+      .string()
+      .meta({ description: 'The App ID: client_id, Basic username, OAuth 1.0a consumer key, Digest username.', example: 'app_Xq3V0d5yH2kq8Jr1mT9bWg' }),
     redirectUris: z.array(z.string()),
     scopes: z.array(z.string()),
     status: z.enum(['active', 'revoked']),
@@ -153,8 +167,24 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
   /** A route for the signed-in user. */
   const portal = (spec: RouteSpec) => account({ auth: ['portal_session'], ...spec });
 
-  const register = { body: credentialsBody, responses: answer('The account exists; signed in.', sessionSchema, 201), refusals: { 403: 'Sign-up is closed, or kept to some email domains, on this sandbox (SIGNUP): the message says what is allowed.', 409: 'An account with this email exists.', ...throttled } };
-  const login = { body: credentialsBody, responses: answer('Signed in.', sessionSchema), refusals: { 401: 'The email and password do not match an account.', 403: 'Sign-in with a password is switched off on this sandbox (LOCAL_SIGN_IN).', ...throttled } };
+  const register = {
+    body: credentialsBody,
+    responses: answer('The account exists; signed in.', sessionSchema, 201),
+    refusals: {
+      403: 'Sign-up is closed, or kept to some email domains, on this sandbox (SIGNUP): the message says what is allowed.',
+      409: 'An account with this email exists.',
+      ...throttled,
+    },
+  };
+  const login = {
+    body: credentialsBody,
+    responses: answer('Signed in.', sessionSchema),
+    refusals: {
+      401: 'The email and password do not match an account.',
+      403: 'Sign-in with a password is switched off on this sandbox (LOCAL_SIGN_IN).',
+      ...throttled,
+    },
+  };
   const createApp = { body: createAppBody, responses: answer('The app, with its credentials: shown in this answer only.', issuedApp, 201) };
   const getApp = { params: appPath, responses: answer('The app.', appSchema) };
   const deleteApp = {

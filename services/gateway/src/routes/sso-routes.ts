@@ -21,7 +21,9 @@ const noStore = { 'Cache-Control': { description: 'Never stored by a cache.', sc
 
 const optionsSchema = z
   .object({
-    signUp: z.enum(['open', 'domain', 'closed']).meta({ description: 'Who may create an account with a password (SIGNUP): anyone, addresses at `domains`, or nobody.' }),
+    signUp: z
+      .enum(['open', 'domain', 'closed'])
+      .meta({ description: 'Who may create an account with a password (SIGNUP): anyone, addresses at `domains`, or nobody.' }),
     domains: z.array(z.string()).meta({ description: 'With signUp "domain": the email domains that may sign up; otherwise empty.' }),
     localSignIn: z.boolean().meta({ description: 'Whether accounts with a password may sign in (LOCAL_SIGN_IN).' }),
     sso: z
@@ -30,25 +32,33 @@ const optionsSchema = z
         startUrl: z.string().meta({ description: 'Where the browser goes to sign in through it (a navigation, not a fetch).' }),
       })
       .nullable()
-      .meta({ description: 'Single sign-on through the organisation\'s OpenID Connect provider; null when it is not set up.' }),
+      .meta({ description: "Single sign-on through the organisation's OpenID Connect provider; null when it is not set up." }),
   })
   .meta({
     id: 'SignInOptions',
-    example: { signUp: 'domain', domains: ['example.edu'], localSignIn: true, sso: { name: 'Campus login', startUrl: 'https://sandbox.example.org/api/auth/sso/start' } },
+    example: {
+      signUp: 'domain',
+      domains: ['example.edu'],
+      localSignIn: true,
+      sso: { name: 'Campus login', startUrl: 'https://sandbox.example.org/api/auth/sso/start' },
+    },
   });
 
 const handedOver = z
   .object({
     token: z.string().meta({ description: "The session token (the provider's ID token): send it as Authorization: Bearer, as a password sign-in's." }),
-    expiresAt: z.string().meta({ description: 'ISO 8601, UTC: the ID token\'s expiry.', example: '2030-01-01T11:00:00.000Z' }),
+    expiresAt: z.string().meta({ description: "ISO 8601, UTC: the ID token's expiry.", example: '2030-01-01T11:00:00.000Z' }),
   })
-  .meta({ description: 'A session, as POST /api/auth/login answers one.', example: { token: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlLmVkdSJ9.c2ln', expiresAt: '2030-01-01T11:00:00.000Z' } });
+  .meta({
+    description: 'A session, as POST /api/auth/login answers one.',
+    example: { token: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlLmVkdSJ9.c2ln', expiresAt: '2030-01-01T11:00:00.000Z' },
+  });
 
 const callbackQuery = z.object({
   code: z.string().optional().meta({ description: 'The authorization code (RFC 6749 4.1.2).' }),
   state: z.string().optional().meta({ description: 'As sent to the provider: must match the sign-in under way.' }),
   iss: z.string().optional().meta({ description: 'The provider (RFC 9207), when it sends it: checked.' }),
-  error: z.string().optional().meta({ description: 'The provider\'s refusal (RFC 6749 4.1.2.1), e.g. access_denied.', example: 'access_denied' }),
+  error: z.string().optional().meta({ description: "The provider's refusal (RFC 6749 4.1.2.1), e.g. access_denied.", example: 'access_denied' }),
   error_description: z.string().optional().meta({ description: 'Its words: shown to the learner as text.' }),
 });
 
@@ -66,10 +76,20 @@ const contracts = {
     description: `A navigation (a link), not a fetch: authorization code with PKCE (S256), state and nonce, through the provider's authorization endpoint. When single sign-on is off or the provider cannot be reached, the redirect is to the portal's sign-in screen with sso_error (one of ${errorCodes}).`,
     responses: {
       303: {
-        description: "To the provider's authorization endpoint, with the sign-in under way sealed in a cookie for the callback; or to the portal's sign-in screen with an error code.",
+        description:
+          "To the provider's authorization endpoint, with the sign-in under way sealed in a cookie for the callback; or to the portal's sign-in screen with an error code.",
         headers: {
-          Location: { description: "The provider's authorization URL, or ../../../portal/#/sign-in?sso_error=<code>.", schema: z.string().meta({ example: 'https://idp.example.edu/authorize?client_id=training-sandbox&response_type=code&code_challenge_method=S256&…' }), required: true },
-          'Set-Cookie': cookieHeader(FLOW_COOKIE, `the sign-in under way, sealed (JWE), for ${FLOW_TTL_SECONDS / 60} minutes; SameSite=Lax (the provider's redirect back is a top-level navigation).`),
+          Location: {
+            description: "The provider's authorization URL, or ../../../portal/#/sign-in?sso_error=<code>.",
+            schema: z
+              .string()
+              .meta({ example: 'https://idp.example.edu/authorize?client_id=training-sandbox&response_type=code&code_challenge_method=S256&…' }),
+            required: true,
+          },
+          'Set-Cookie': cookieHeader(
+            FLOW_COOKIE,
+            `the sign-in under way, sealed (JWE), for ${FLOW_TTL_SECONDS / 60} minutes; SameSite=Lax (the provider's redirect back is a top-level navigation).`,
+          ),
           ...noStore,
         },
       },
@@ -85,8 +105,15 @@ const contracts = {
       303: {
         description: `Signed in: to the portal (../../../portal/${SIGNED_IN_HASH}), which picks the session up with POST ${SSO_PATHS.session}. Or to the sign-in screen with an error code.`,
         headers: {
-          Location: { description: `../../../portal/${SIGNED_IN_HASH}, or ../../../portal/#/sign-in?sso_error=<code>.`, schema: z.string().meta({ example: `../../../portal/${SIGNED_IN_HASH}` }), required: true },
-          'Set-Cookie': cookieHeader(HANDOFF_COOKIE, `the session token, sealed, for ${HANDOFF_TTL_SECONDS} s, SameSite=Strict, sent only to ${SSO_PATHS.session}; and ${FLOW_COOKIE} cleared.`),
+          Location: {
+            description: `../../../portal/${SIGNED_IN_HASH}, or ../../../portal/#/sign-in?sso_error=<code>.`,
+            schema: z.string().meta({ example: `../../../portal/${SIGNED_IN_HASH}` }),
+            required: true,
+          },
+          'Set-Cookie': cookieHeader(
+            HANDOFF_COOKIE,
+            `the session token, sealed, for ${HANDOFF_TTL_SECONDS} s, SameSite=Strict, sent only to ${SSO_PATHS.session}; and ${FLOW_COOKIE} cleared.`,
+          ),
           ...noStore,
         },
       },
@@ -95,7 +122,13 @@ const contracts = {
   session: {
     noUpstreamRefusals: true,
     description: `The one call the portal makes with credentials: 'same-origin', right after the callback sent it back: answers the session the callback handed over, once, and clears its cookie.`,
-    responses: { 200: { description: 'The session: keep it as a password sign-in\'s.', schema: handedOver, headers: { 'Set-Cookie': cookieHeader(HANDOFF_COOKIE, 'cleared (Max-Age=0).'), ...noStore } } },
+    responses: {
+      200: {
+        description: "The session: keep it as a password sign-in's.",
+        schema: handedOver,
+        headers: { 'Set-Cookie': cookieHeader(HANDOFF_COOKIE, 'cleared (Max-Age=0).'), ...noStore },
+      },
+    },
     refusals: {
       403: 'cross_site_request: the browser says the request comes from another site (Sec-Fetch-Site).',
       404: 'no_sso_session: nothing is waiting (picked up already, older than a minute, or another browser); sso_not_configured: single sign-on is off.',

@@ -31,7 +31,9 @@ const index = z
       portal: link(`https://sandbox.example${PORTAL_PREFIX}/`).optional().meta({ description: 'When the portal API is served.' }),
       docs: link(`https://sandbox.example${DOCS_PREFIX}/`).meta({ description: 'This API’s reference, rendered from the OpenAPI document.' }),
       openapi: link('https://sandbox.example/openapi.json'),
-      postmanCollection: link(`https://sandbox.example${POSTMAN_PREFIX}/${POSTMAN_COLLECTION}`).meta({ description: 'A Postman collection generated from the OpenAPI document.' }),
+      postmanCollection: link(`https://sandbox.example${POSTMAN_PREFIX}/${POSTMAN_COLLECTION}`).meta({
+        description: 'A Postman collection generated from the OpenAPI document.',
+      }),
       postmanEnvironment: link(`https://sandbox.example${POSTMAN_PREFIX}/${POSTMAN_ENVIRONMENT}`).meta({ description: 'Its Postman environment.' }),
     }),
   })
@@ -40,21 +42,29 @@ const index = z
 const component = z
   .object({
     status: z.enum(['up', 'down']),
-    via: z.string().optional().meta({ description: 'For a store: the parts that reach it, comma-separated; it is down when any of them finds it down.', example: 'identity, oauth' }),
+    via: z
+      .string()
+      .optional()
+      .meta({ description: 'For a store: the parts that reach it, comma-separated; it is down when any of them finds it down.', example: 'identity, oauth' }),
     reason: z.string().optional().meta({ description: 'Why it is down.', example: 'unreachable' }),
     replicas: z
       .object({ up: z.number().int(), of: z.number().int() })
       .optional()
       .meta({ description: 'For a service: how many of the replicas this gateway reaches serve; one is enough for it to be up.' }),
-    checkedAt: z.string().meta({ description: 'When this gateway last had the verdict confirmed (checked in the background, never for the request).', example: '2025-01-01T12:00:00.000Z' }),
+    checkedAt: z.string().meta({
+      description: 'When this gateway last had the verdict confirmed (checked in the background, never for the request).',
+      example: '2025-01-01T12:00:00.000Z',
+    }),
     ageMs: z.number().int().meta({ description: 'How old the verdict is, in milliseconds: normally under a second.', example: 312 }),
-    stale: z
-      .literal(true)
-      .optional()
-      .meta({ description: 'The verdict is older than two checks should make it (the gateway itself is too busy to check): it is still the last one heard, not a sign that the part is down.' }),
+    stale: z.literal(true).optional().meta({
+      description:
+        'The verdict is older than two checks should make it (the gateway itself is too busy to check): it is still the last one heard, not a sign that the part is down.',
+    }),
   })
   .meta({ id: 'ReadinessComponent' });
-const components = z.record(z.string(), component).meta({ description: 'Every backend service, and every store a part uses, by name, each with the age of its verdict.' });
+const components = z
+  .record(z.string(), component)
+  .meta({ description: 'Every backend service, and every store a part uses, by name, each with the age of its verdict.' });
 const checked = { checkedAt: '2025-01-01T12:00:00.000Z', ageMs: 312 };
 const ready = z.object({ status: z.literal('ok'), components }).meta({
   id: 'Ready',
@@ -67,16 +77,17 @@ const ready = z.object({ status: z.literal('ok'), components }).meta({
     },
   },
 });
-const notReady = z
-  .object({ status: z.literal('unavailable'), down: z.array(z.string()).meta({ description: 'What is down, sorted.' }), components })
-  .meta({
-    id: 'NotReady',
-    example: {
-      status: 'unavailable',
-      down: ['data'],
-      components: { data: { status: 'down', reason: 'unreachable', replicas: { up: 0, of: 1 }, ...checked }, identity: { status: 'up', replicas: { up: 1, of: 1 }, ...checked } },
+const notReady = z.object({ status: z.literal('unavailable'), down: z.array(z.string()).meta({ description: 'What is down, sorted.' }), components }).meta({
+  id: 'NotReady',
+  example: {
+    status: 'unavailable',
+    down: ['data'],
+    components: {
+      data: { status: 'down', reason: 'unreachable', replicas: { up: 0, of: 1 }, ...checked },
+      identity: { status: 'up', replicas: { up: 1, of: 1 }, ...checked },
     },
-  });
+  },
+});
 
 const playgroundMap = z
   .object({
@@ -87,14 +98,15 @@ const playgroundMap = z
       z.object({
         methods: z.array(z.string()),
         path: z.string().meta({ description: 'In path-to-regexp syntax (:name for a path parameter).', example: '/playground/data/:pack/:entity' }),
-        url: z.string().meta({ description: 'The path under this base URL, as a template where it has parameters.', example: 'http://127.0.0.1:8080/playground/data/:pack/:entity' }),
-        example: z
-          .string()
-          .optional()
-          .meta({
-            description: "Only for a path with parameters: a URL that works, its parameters filled with real values (the data service's catalog gives the pack and entity). Absent while that service cannot answer.",
-            example: 'http://127.0.0.1:8080/playground/data/fpa/departments',
-          }),
+        url: z.string().meta({
+          description: 'The path under this base URL, as a template where it has parameters.',
+          example: 'http://127.0.0.1:8080/playground/data/:pack/:entity',
+        }),
+        example: z.string().optional().meta({
+          description:
+            "Only for a path with parameters: a URL that works, its parameters filled with real values (the data service's catalog gives the pack and entity). Absent while that service cannot answer.",
+          example: 'http://127.0.0.1:8080/playground/data/fpa/departments',
+        }),
         summary: z.string(),
         auth: z.array(z.object({ scheme: z.string(), how: z.string() })).meta({ description: 'The credentials accepted, in words; empty: none needed.' }),
       }),
@@ -105,7 +117,9 @@ const playgroundMap = z
 // None of these can answer the gateway's 503 or 504: they call no service, or (readiness) make every failure their answer.
 const indexContract = { responses: { 200: { description: 'Name, version and links.', schema: index } }, noUpstreamRefusals: true } satisfies Contract;
 const health = {
-  responses: { 200: { description: 'The gateway process answers.', schema: z.object({ status: z.literal('ok') }).meta({ id: 'Health', example: { status: 'ok' } }) } },
+  responses: {
+    200: { description: 'The gateway process answers.', schema: z.object({ status: z.literal('ok') }).meta({ id: 'Health', example: { status: 'ok' } }) },
+  },
   noUpstreamRefusals: true,
 } satisfies Contract;
 const noStore = { 'Cache-Control': { description: 'no-store: a readiness answer is never reused.', required: true } };
@@ -131,7 +145,10 @@ const servingContract = {
     'Unlike /health/ready, a backend that is down does not make this fail: only the routes that need that backend answer 503 (with Retry-After, naming it), and everything else keeps working. 503 only while this gateway shuts down.',
   noUpstreamRefusals: true,
 } satisfies Contract;
-const map = { responses: { 200: { description: 'Every playground endpoint, from the route table.', schema: playgroundMap } }, noUpstreamRefusals: true } satisfies Contract;
+const map = {
+  responses: { 200: { description: 'Every playground endpoint, from the route table.', schema: playgroundMap } },
+  noUpstreamRefusals: true,
+} satisfies Contract;
 
 /** A template's URL with every parameter filled from `values`; undefined for a path without parameters, or one with a parameter `values` lacks. */
 function exampleUrl(baseUrl: string, path: string, values: Readonly<Record<string, string>>): string | undefined {
@@ -179,7 +196,14 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       },
     }),
     // Probes and monitors must never be refused for their rate.
-    route({ methods: 'GET', path: '/health', summary: 'Liveness: the gateway process answers.', contract: health, rateLimited: false, handler: () => json({ status: 'ok' }) }),
+    route({
+      methods: 'GET',
+      path: '/health',
+      summary: 'Liveness: the gateway process answers.',
+      contract: health,
+      rateLimited: false,
+      handler: () => json({ status: 'ok' }),
+    }),
     route({
       methods: 'GET',
       path: '/health/ready',
@@ -189,8 +213,10 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
       handler: () => {
         const now = Date.now();
         const gatewayDown = (reason: string) => ({ gateway: { status: 'down', reason, checkedAt: new Date(now).toISOString(), ageMs: 0 } });
-        if (deps.isDraining()) return json({ status: 'unavailable', down: ['gateway'], components: gatewayDown('shutting down') }, 503, { 'Cache-Control': 'no-store' });
-        if (!deps.readiness) return json({ status: 'unavailable', down: ['gateway'], components: gatewayDown('not watching its backends') }, 503, { 'Cache-Control': 'no-store' });
+        if (deps.isDraining())
+          return json({ status: 'unavailable', down: ['gateway'], components: gatewayDown('shutting down') }, 503, { 'Cache-Control': 'no-store' });
+        if (!deps.readiness)
+          return json({ status: 'unavailable', down: ['gateway'], components: gatewayDown('not watching its backends') }, 503, { 'Cache-Control': 'no-store' });
         const readiness = deps.readiness.snapshot(now);
         return json(
           {
@@ -227,7 +253,14 @@ export function systemRoutes(deps: GatewayDeps, allRoutes: () => Route[]): Route
           const values = rows.some((r) => r.path.startsWith(`${DATA_ROOT}/:`)) ? await dataPathExamples(deps, ctx) : {};
           const endpoints = rows.map((r) => {
             const example = exampleUrl(b, r.path, values);
-            return { methods: r.methods, path: r.path, url: `${b}${r.path}`, ...(example ? { example } : {}), summary: r.summary, auth: deps.describeAuth(r.auth) };
+            return {
+              methods: r.methods,
+              path: r.path,
+              url: `${b}${r.path}`,
+              ...(example ? { example } : {}),
+              summary: r.summary,
+              auth: deps.describeAuth(r.auth),
+            };
           });
           // The answer depends on who asks: a shared cache must not hand an operator's map to a learner, or a learner's to an operator.
           return json({ name: SERVICE_NAME, version: API_VERSION, count: endpoints.length, endpoints }, 200, { Vary: 'Authorization' });

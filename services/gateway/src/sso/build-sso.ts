@@ -9,7 +9,9 @@ import { SsoFlow } from './sso-flow';
 export function buildSso(settings: SsoSettings | undefined, identity: BackendClients['identity'], logger: Logger, clock?: Clock): SsoFlow | undefined {
   if (!settings) return undefined;
   if (settings.cookieKeyIsRandom) {
-    logger.warn('SSO_COOKIE_KEY is not set: this gateway seals its sign-in cookies with a key of its own, so a sign-in under way does not survive a restart (set it to run several gateways)');
+    logger.warn(
+      'SSO_COOKIE_KEY is not set: this gateway seals its sign-in cookies with a key of its own, so a sign-in under way does not survive a restart (set it to run several gateways)',
+    );
   }
   return new SsoFlow({
     settings,

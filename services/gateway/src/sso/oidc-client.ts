@@ -110,7 +110,10 @@ export class OidcClient {
       .catch((error: unknown) => {
         this.failedAt = Date.now();
         const failure = classify(error, 'discovery');
-        this.logger.warn({ issuer, err: error instanceof Error ? error.message : String(error), cause: causeOf(error) }, `single sign-on: discovery failed (${failure.code})`);
+        this.logger.warn(
+          { issuer, err: error instanceof Error ? error.message : String(error), cause: causeOf(error) },
+          `single sign-on: discovery failed (${failure.code})`,
+        );
         // Stale beats nothing: metadata that worked an hour ago most likely still does.
         if (this.current) return this.current.config;
         throw failure;
@@ -130,14 +133,20 @@ const causeOf = (error: unknown): string | undefined => {
 
 /** Text from the provider, shown to the learner as text: short, one line, printable. */
 export const providerWords = (text: string | undefined): string | undefined =>
-  text === undefined ? undefined : text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 300) || undefined;
+  text === undefined
+    ? undefined
+    : text
+        .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+        .trim()
+        .slice(0, 300) || undefined;
 
 /** Any failure of discovery or the grant, as the code the learner is sent back with. */
 export function classify(error: unknown, stage: 'discovery' | 'token'): SsoFailure {
   if (error instanceof SsoFailure) return error;
   if (error instanceof oidc.AuthorizationResponseError) {
     if (error.error === 'access_denied') return new SsoFailure('access_denied', providerWords(error.error_description));
-    if (error.error === 'temporarily_unavailable' || error.error === 'server_error') return new SsoFailure('provider_unavailable', providerWords(error.error_description));
+    if (error.error === 'temporarily_unavailable' || error.error === 'server_error')
+      return new SsoFailure('provider_unavailable', providerWords(error.error_description));
     return new SsoFailure('provider_error', providerWords(`${error.error}${error.error_description ? `: ${error.error_description}` : ''}`));
   }
   if (error instanceof oidc.ResponseBodyError) {
@@ -152,10 +161,14 @@ export function classify(error: unknown, stage: 'discovery' | 'token'): SsoFailu
       error.code === 'OAUTH_TIMEOUT' ||
       error.code === 'OAUTH_RESPONSE_IS_NOT_JSON' ||
       (error.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' && cause instanceof Response && cause.status >= 500);
-    return unreachable ? new SsoFailure('provider_unavailable', undefined, error.message) : new SsoFailure('invalid_response', undefined, `${error.code}: ${error.message}`);
+    return unreachable
+      ? new SsoFailure('provider_unavailable', undefined, error.message)
+      : new SsoFailure('invalid_response', undefined, `${error.code}: ${error.message}`);
   }
   // fetch's own failure (refused, reset, DNS) is a TypeError without a code; openid-client's argument errors carry one.
-  if (error instanceof TypeError && !(error as { code?: unknown }).code) return new SsoFailure('provider_unavailable', undefined, causeOf(error) ?? error.message);
-  if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) return new SsoFailure('provider_unavailable', undefined, 'timed out');
+  if (error instanceof TypeError && !(error as { code?: unknown }).code)
+    return new SsoFailure('provider_unavailable', undefined, causeOf(error) ?? error.message);
+  if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return new SsoFailure('provider_unavailable', undefined, 'timed out');
   return new SsoFailure('internal', undefined, error instanceof Error ? error.message : String(error));
 }

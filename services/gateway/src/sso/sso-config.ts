@@ -24,11 +24,15 @@ const optionalText = () =>
 export function ssoVariables() {
   return {
     /** The client id registered at the provider: turns single sign-on on. The ID token's aud, so identity's EXTERNAL_IDP_AUDIENCE must equal it. */
-    SSO_CLIENT_ID: optionalText().refine((v) => v === undefined || CLIENT_ID.test(v), { message: 'must be 1 to 255 printable ASCII characters without spaces' }),
+    SSO_CLIENT_ID: optionalText().refine((v) => v === undefined || CLIENT_ID.test(v), {
+      message: 'must be 1 to 255 printable ASCII characters without spaces',
+    }),
     /** Unset: a public client (token_endpoint_auth_method none, PKCE all the same); set: client_secret_basic. */
     SSO_CLIENT_SECRET: optionalText(),
     /** Shown on the button, "Sign in with <name>"; unset: the issuer's host. */
-    SSO_PROVIDER_NAME: optionalText().refine((v) => v === undefined || (v.length <= 60 && !/[\u0000-\u001f\u007f]/.test(v)), { message: 'must be at most 60 characters, without control characters' }),
+    SSO_PROVIDER_NAME: optionalText().refine((v) => v === undefined || (v.length <= 60 && !/[\u0000-\u001f\u007f]/.test(v)), {
+      message: 'must be at most 60 characters, without control characters',
+    }),
     SSO_SCOPES: z
       .string()
       .optional()
@@ -67,11 +71,19 @@ export function checkSso(v: SsoVariables & Record<string, unknown>, ctx: z.Refin
     return;
   }
   if (!v.EXTERNAL_IDP_ISSUER) {
-    ctx.addIssue({ code: 'custom', path: ['EXTERNAL_IDP_ISSUER'], message: 'is required with SSO_CLIENT_ID: the OpenID Connect provider to sign in through (identity trusts its tokens through the same variable)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['EXTERNAL_IDP_ISSUER'],
+      message: 'is required with SSO_CLIENT_ID: the OpenID Connect provider to sign in through (identity trusts its tokens through the same variable)',
+    });
     return;
   }
   if (v.EXTERNAL_IDP_AUDIENCE && v.EXTERNAL_IDP_AUDIENCE !== v.SSO_CLIENT_ID) {
-    ctx.addIssue({ code: 'custom', path: ['EXTERNAL_IDP_AUDIENCE'], message: `must equal SSO_CLIENT_ID (${v.SSO_CLIENT_ID}): an ID token's audience is the client it was issued to, so identity would refuse every sign-in` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['EXTERNAL_IDP_AUDIENCE'],
+      message: `must equal SSO_CLIENT_ID (${v.SSO_CLIENT_ID}): an ID token's audience is the client it was issued to, so identity would refuse every sign-in`,
+    });
   }
   let issuer: URL;
   try {
@@ -81,13 +93,22 @@ export function checkSso(v: SsoVariables & Record<string, unknown>, ctx: z.Refin
     return;
   }
   if (issuer.search || issuer.hash || issuer.username || issuer.password) {
-    ctx.addIssue({ code: 'custom', path: ['EXTERNAL_IDP_ISSUER'], message: 'must be an issuer identifier: no query, fragment or user information (OpenID Connect Discovery 1.0, section 2)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['EXTERNAL_IDP_ISSUER'],
+      message: 'must be an issuer identifier: no query, fragment or user information (OpenID Connect Discovery 1.0, section 2)',
+    });
   } else if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
-    ctx.addIssue({ code: 'custom', path: ['EXTERNAL_IDP_ISSUER'], message: 'must be an https URL for single sign-on (http only on a loopback host such as 127.0.0.1, for a provider on this machine)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['EXTERNAL_IDP_ISSUER'],
+      message: 'must be an https URL for single sign-on (http only on a loopback host such as 127.0.0.1, for a provider on this machine)',
+    });
   }
   for (const need of REPLICA_NEEDS.gateway) {
     const replicas = replicaCount(v, 'gateway');
-    if (replicas.count > 1 && needApplies(need, v) && !v[need.variable]) ctx.addIssue({ code: 'custom', path: [need.variable], message: replicaNeedMessage(need, 'gateway', replicas) });
+    if (replicas.count > 1 && needApplies(need, v) && !v[need.variable])
+      ctx.addIssue({ code: 'custom', path: [need.variable], message: replicaNeedMessage(need, 'gateway', replicas) });
   }
 }
 

@@ -183,7 +183,15 @@ export class SsoFlow {
   }
 }
 
-const OPERATOR_PROBLEMS = new Set<SsoErrorCode>(['code_rejected', 'invalid_response', 'token_refused', 'token_too_large', 'provider_unavailable', 'unavailable', 'internal']);
+const OPERATOR_PROBLEMS = new Set<SsoErrorCode>([
+  'code_rejected',
+  'invalid_response',
+  'token_refused',
+  'token_too_large',
+  'provider_unavailable',
+  'unavailable',
+  'internal',
+]);
 
 /** The portal's sign-in screen with the code (and the provider's own words, if any) in the hash. */
 export function failureLocation(code: SsoErrorCode, description?: string): string {
@@ -197,6 +205,14 @@ const browserPath = (baseUrl: string, path: string) => `${new URL(baseUrl).pathn
 const secure = (baseUrl: string) => baseUrl.startsWith('https:');
 
 /** Lax: the provider's redirect back is a top-level navigation from another site, which Lax cookies go with. */
-const flowCookie = (baseUrl: string): Omit<CookieOptions, 'maxAgeSeconds'> => ({ path: browserPath(baseUrl, SSO_PATHS.callback), sameSite: 'Lax', secure: secure(baseUrl) });
+const flowCookie = (baseUrl: string): Omit<CookieOptions, 'maxAgeSeconds'> => ({
+  path: browserPath(baseUrl, SSO_PATHS.callback),
+  sameSite: 'Lax',
+  secure: secure(baseUrl),
+});
 /** Strict: only the page's own request, on the one path that reads it. */
-const handoffCookie = (baseUrl: string): Omit<CookieOptions, 'maxAgeSeconds'> => ({ path: browserPath(baseUrl, SSO_PATHS.session), sameSite: 'Strict', secure: secure(baseUrl) });
+const handoffCookie = (baseUrl: string): Omit<CookieOptions, 'maxAgeSeconds'> => ({
+  path: browserPath(baseUrl, SSO_PATHS.session),
+  sameSite: 'Strict',
+  secure: secure(baseUrl),
+});

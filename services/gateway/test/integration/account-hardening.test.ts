@@ -49,7 +49,11 @@ describe('accounts and apps against a hostile tester', () => {
 
   it('a form body on a JSON route is refused, naming the type expected', async () => {
     for (const path of ['/api/apps', '/api/auth/login']) {
-      const res = await request('POST', path, { token: session, body: 'name=x&email=a%40b.org&password=p', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const res = await request('POST', path, {
+        token: session,
+        body: 'name=x&email=a%40b.org&password=p',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
       expectError(res, 400, 'invalid_body');
       expect(res.json().error.message).toContain('application/json');
     }
@@ -98,7 +102,11 @@ describe('accounts and apps against a hostile tester', () => {
     const victim = email('victim');
     expect((await request('POST', '/api/auth/register', { body: { email: victim, password: PASSWORD }, localAddress: '127.0.0.3' })).status).toBe(201);
     for (let i = 0; i < 5; i++) {
-      expectError(await request('POST', '/api/auth/login', { body: { email: victim, password: `guess-${i}-wrong` }, localAddress: '127.0.0.2' }), 401, 'invalid_credentials');
+      expectError(
+        await request('POST', '/api/auth/login', { body: { email: victim, password: `guess-${i}-wrong` }, localAddress: '127.0.0.2' }),
+        401,
+        'invalid_credentials',
+      );
     }
     const attacker = await request('POST', '/api/auth/login', { body: { email: victim, password: `guess-5-wrong` }, localAddress: '127.0.0.2' });
     expectError(attacker, 429, 'too_many_attempts');

@@ -65,7 +65,7 @@ function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: numb
   });
 }
 
-describe('the operators\' API and CLI, on two gateway replicas', () => {
+describe("the operators' API and CLI, on two gateway replicas", () => {
   let system: RunningSystem;
   let mongoUrl: string;
   /** Gateway A and gateway B, sharing the stores. */
@@ -79,7 +79,8 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
   const admin = (method: string, path: string, options: { body?: unknown; token?: string; via?: string } = {}) =>
     apiRequest(options.via ?? A, method, path, { token: options.token ?? operator, ...(options.body === undefined ? {} : { body: options.body }) });
   const userIdOf = async (token: string) => (await apiRequest(A, 'GET', '/api/me', { token })).json().id as string;
-  const expectError = (res: RawResponse, status: number, code: string) => expect({ status: res.status, code: res.json().error?.code }).toEqual({ status, code });
+  const expectError = (res: RawResponse, status: number, code: string) =>
+    expect({ status: res.status, code: res.json().error?.code }).toEqual({ status, code });
   /** The newest audit entries, newest first. */
   const audit = async () => (await admin('GET', '/api/admin/audit')).json().entries as Json[];
 
@@ -116,7 +117,7 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
     /** An answer with its Date line taken out (the one header that changes by itself). */
     const undated = (answer: string) => answer.replace(/\r\nDate: [^\r]*/i, '');
 
-    it('when there is no session, a learner\'s, an ended one, a made-up one or an app credential, then every method of every operator row answers exactly an unknown path\'s 404', async () => {
+    it("when there is no session, a learner's, an ended one, a made-up one or an app credential, then every method of every operator row answers exactly an unknown path's 404", async () => {
       const ended = await registerUser(A);
       expect((await apiRequest(A, 'POST', '/api/auth/logout', { token: ended })).status).toBe(200);
       const callers: Record<string, Record<string, string>> = {
@@ -141,7 +142,8 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
             for (const gateway of [A, B]) {
               const answer = undated(await exchange(gateway, method, path, { ...headers, ...extra }, body));
               const unknown = undated(await exchange(gateway, method, unknownTwin(path), { ...headers, ...extra }, body)).replace(unknownTwin(path), path);
-              if (!answer.startsWith('HTTP/1.1 404 ') || answer !== unknown) differences.push(`${method} ${path} with ${who}:\n${answer}\n--- an unknown path:\n${unknown}`);
+              if (!answer.startsWith('HTTP/1.1 404 ') || answer !== unknown)
+                differences.push(`${method} ${path} with ${who}:\n${answer}\n--- an unknown path:\n${unknown}`);
             }
           }
         }
@@ -151,7 +153,7 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       expect((await admin('GET', '/api/admin/app-limits')).json().limits).toEqual([]);
     });
 
-    it('when a learner reads the route map or the OpenAPI document, then no operator row is in it; an operator\'s has every one, as the offline document describes them', async () => {
+    it("when a learner reads the route map or the OpenAPI document, then no operator row is in it; an operator's has every one, as the offline document describes them", async () => {
       const operatorPaths = operatorRows().map((row) => row.path.replace(/:(\w+)/g, '{$1}'));
       for (const token of [undefined, learner]) {
         const json = (await apiRequest(A, 'GET', '/openapi.json', { token })).json();
@@ -172,7 +174,9 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       const yaml = parse((await apiRequest(B, 'GET', '/openapi.yaml', { token: operator })).body);
       expect(yaml).toEqual(document);
       const map = (await apiRequest(B, 'GET', '/playground', { token: operator })).json();
-      expect(new Set(map.endpoints.filter((e: Json) => e.path.startsWith('/api/admin')).map((e: Json) => e.path))).toEqual(new Set(operatorRows().map((row) => row.path)));
+      expect(new Set(map.endpoints.filter((e: Json) => e.path.startsWith('/api/admin')).map((e: Json) => e.path))).toEqual(
+        new Set(operatorRows().map((row) => row.path)),
+      );
       // Learners' document again: the operator's did not leak into the one kept for everybody.
       expect(Object.keys((await apiRequest(B, 'GET', '/openapi.json')).json().paths).filter((path) => path.startsWith('/api/admin'))).toEqual([]);
     });
@@ -203,11 +207,15 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       expect(narrowed.total).toBe(1);
     });
 
-    it('when one user is read, then with their apps\' metadata and never a secret', async () => {
+    it("when one user is read, then with their apps' metadata and never a secret", async () => {
       const learnerId = await userIdOf(learner);
       const res = await admin('GET', `/api/admin/users/${learnerId}`, { via: B });
       expect(res.status).toBe(200);
-      expect(res.json()).toMatchObject({ id: learnerId, appCount: 1, apps: [{ id: learnerApp.id, appId: learnerApp.appId, name: 'Learner app', status: 'active' }] });
+      expect(res.json()).toMatchObject({
+        id: learnerId,
+        appCount: 1,
+        apps: [{ id: learnerApp.id, appId: learnerApp.appId, name: 'Learner app', status: 'active' }],
+      });
       for (const secret of [learnerApp.appSecret, learnerApp.apiKey, learnerApp.bearerToken]) expect(res.body).not.toContain(secret);
       expect(Object.keys(res.json().apps[0])).not.toEqual(expect.arrayContaining(['appSecret']));
       expectError(await admin('GET', `/api/admin/users/${'0'.repeat(24)}`), 404, 'user_not_found');
@@ -221,7 +229,14 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       expect(disabled.status).toBe(200);
       expect(disabled.json()).toMatchObject({ id, email, disabled: true });
       expectError(await apiRequest(B, 'GET', '/api/me', { token }), 403, 'account_disabled');
-      expect((await audit())[0]).toMatchObject({ action: 'user.disable', actor: { kind: 'session', id: operatorId, email: OPERATOR }, targetUserId: id, targetEmail: email, at: expect.any(String), id: expect.any(String) });
+      expect((await audit())[0]).toMatchObject({
+        action: 'user.disable',
+        actor: { kind: 'session', id: operatorId, email: OPERATOR },
+        targetUserId: id,
+        targetEmail: email,
+        at: expect.any(String),
+        id: expect.any(String),
+      });
       const enabled = await admin('POST', `/api/admin/users/${id}/enable`, { via: B });
       expect(enabled.json()).toMatchObject({ id, disabled: false });
       expect((await apiRequest(A, 'GET', '/api/me', { token })).status).toBe(200);
@@ -239,17 +254,32 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       const path = `/api/admin/apps/${learnerApp.appId}/limit`;
       const exempt = await admin('PUT', path, { body: { exempt: true } });
       expect(exempt.status).toBe(200);
-      expect(exempt.json()).toEqual({ appId: learnerApp.appId, exempt: true, setAt: expect.any(String), setBy: { kind: 'session', id: operatorId, email: OPERATOR } });
+      expect(exempt.json()).toEqual({
+        appId: learnerApp.appId,
+        exempt: true,
+        setAt: expect.any(String),
+        setBy: { kind: 'session', id: operatorId, email: OPERATOR },
+      });
       expect((await audit())[0]).toMatchObject({ action: 'app_limit.set', actor: { id: operatorId } });
       const rate = await admin('PUT', path, { body: { perSecond: 500, burst: 1000 }, via: B });
       expect(rate.json()).toMatchObject({ appId: learnerApp.appId, exempt: false, perSecond: 500, burst: 1000 });
-      expect((await admin('GET', '/api/admin/app-limits')).json().limits).toEqual([expect.objectContaining({ appId: learnerApp.appId, perSecond: 500, burst: 1000 })]);
+      expect((await admin('GET', '/api/admin/app-limits')).json().limits).toEqual([
+        expect.objectContaining({ appId: learnerApp.appId, perSecond: 500, burst: 1000 }),
+      ]);
       const cleared = await admin('DELETE', path);
       expect(cleared.json()).toEqual({ appId: learnerApp.appId, status: 'cleared' });
       expect((await audit())[0]).toMatchObject({ action: 'app_limit.clear' });
       expect((await admin('GET', '/api/admin/app-limits')).json().limits).toEqual([]);
 
-      for (const body of [{}, { exempt: false }, { exempt: true, burst: 3 }, { perSecond: 5 }, { perSecond: 0, burst: 1 }, { perSecond: 1, burst: 1.5 }, { rate: 1 }]) {
+      for (const body of [
+        {},
+        { exempt: false },
+        { exempt: true, burst: 3 },
+        { perSecond: 5 },
+        { perSecond: 0, burst: 1 },
+        { perSecond: 1, burst: 1.5 },
+        { rate: 1 },
+      ]) {
         expectError(await admin('PUT', path, { body }), 400, 'invalid_body');
       }
       expectError(await admin('PUT', '/api/admin/apps/app_Aa1Bb2Cc3Dd4Ee5Ff6Gg7H/limit', { body: { exempt: true } }), 404, 'app_not_found');
@@ -260,7 +290,8 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
     it('when an app made requests, then the CSV export counts them by day, style and family, and a formula in an app name stays text', async () => {
       const token = await registerUser(A);
       const app = await createApp(A, token, { name: '=HYPERLINK("https://evil.example","open me")' });
-      for (let i = 0; i < 3; i++) expect((await rawRequest(`${i % 2 ? A : B}/playground/data/hr/employees?page_size=1`, { headers: { 'x-api-key': app.apiKey } })).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await rawRequest(`${i % 2 ? A : B}/playground/data/hr/employees?page_size=1`, { headers: { 'x-api-key': app.apiKey } })).status).toBe(200);
       expect((await rawRequest(`${A}/playground/auth/bearer`, { headers: { Authorization: `Bearer ${app.bearerToken}` } })).status).toBe(200);
       const day = today();
       const path = `/api/admin/usage.csv?from=${day}&to=${day}`;
@@ -296,7 +327,13 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       const app = await createApp(A, token, { name: 'Doomed app' });
       expect((await apiRequest(A, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token, body: { redirectUris: [REDIRECT] } })).status).toBe(200);
       const verifier = randomBytes(32).toString('base64url');
-      const query = new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, code_challenge: s256(verifier), code_challenge_method: 'S256' });
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: app.appId,
+        redirect_uri: REDIRECT,
+        code_challenge: s256(verifier),
+        code_challenge_method: 'S256',
+      });
       const code = new URL((await rawRequest(`${A}/oauth/authorize?${query}`)).headers.location as string).searchParams.get('code')!;
       const basic = `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`;
       const tokens = await rawRequest(`${B}/oauth/token`, {
@@ -306,12 +343,29 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       });
       expect(tokens.status).toBe(200);
       const refresh = (refreshToken: string) =>
-        rawRequest(`${B}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString() });
+        rawRequest(`${B}/oauth/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(),
+        });
       const data = (gateway: string) => rawRequest(`${gateway}/playground/data/hr/employees?page_size=1`, { headers: { 'x-api-key': app.apiKey } });
       expect((await data(B)).status).toBe(200);
       // Its log reaches identity within about a second.
-      await eventually(() => apiRequest(A, 'GET', `/api/apps/${app.id}/logs`, { token }), (r) => r.json().total > 0, 15_000, 200);
-      return { token, app, id: await userIdOf(token), accessToken: tokens.json().access_token as string, refreshToken: tokens.json().refresh_token as string, refresh, data };
+      await eventually(
+        () => apiRequest(A, 'GET', `/api/apps/${app.id}/logs`, { token }),
+        (r) => r.json().total > 0,
+        15_000,
+        200,
+      );
+      return {
+        token,
+        app,
+        id: await userIdOf(token),
+        accessToken: tokens.json().access_token as string,
+        refreshToken: tokens.json().refresh_token as string,
+        refresh,
+        data,
+      };
     }
 
     it('when an operator deletes a user through one gateway, then through the other within a second their credentials, access token, refresh token and session are refused, and their apps and logs are gone', async () => {
@@ -330,8 +384,12 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
         const late: string[] = [];
         do {
           const sentMs = Date.now() - since;
-          const [data, resource] = await Promise.all([doomed.data(B), rawRequest(`${B}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${doomed.accessToken}` } })]);
-          if (sentMs >= DELETION_RULE_MS && (data.status !== 401 || resource.status !== 401)) late.push(`${sentMs} ms: data ${data.status}, access token ${resource.status}`);
+          const [data, resource] = await Promise.all([
+            doomed.data(B),
+            rawRequest(`${B}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${doomed.accessToken}` } }),
+          ]);
+          if (sentMs >= DELETION_RULE_MS && (data.status !== 401 || resource.status !== 401))
+            late.push(`${sentMs} ms: data ${data.status}, access token ${resource.status}`);
           await sleep(50);
         } while (Date.now() - since < DELETION_RULE_MS + 500);
         expect(late).toEqual([]);
@@ -349,7 +407,7 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
   });
 
   describe('the CLI, as a child process against the running system', () => {
-    it('when an operator lists, reads, disables and enables a user, then tables by default and the API\'s JSON with --json, audited as the CLI', async () => {
+    it("when an operator lists, reads, disables and enables a user, then tables by default and the API's JSON with --json, audited as the CLI", async () => {
       const token = await registerUser(A);
       const id = await userIdOf(token);
       const users = await runCli(system.env, 'users', '--json');
@@ -367,7 +425,11 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       expect(disabled).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Disabled /) });
       expectError(await apiRequest(A, 'GET', '/api/me', { token }), 403, 'account_disabled');
       const entry = (await audit())[0];
-      expect(entry).toMatchObject({ action: 'user.disable', targetUserId: id, actor: { kind: 'cli', id: 'cli', statedUser: expect.stringMatching(/^.+@.+$/) } });
+      expect(entry).toMatchObject({
+        action: 'user.disable',
+        targetUserId: id,
+        actor: { kind: 'cli', id: 'cli', statedUser: expect.stringMatching(/^.+@.+$/) },
+      });
       expect((await runCli(system.env, 'enable', id)).code).toBe(0);
       expect((await apiRequest(A, 'GET', '/api/me', { token })).status).toBe(200);
       const log = await runCli(system.env, 'audit');
@@ -392,7 +454,9 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       expect((await runCli(system.env, 'limit', learnerApp.appId, '--per-second', '2.5', '--burst', '5')).code).toBe(0);
       const limits = await runCli(system.env, 'limits', '--json');
       expect(JSON.parse(limits.stdout)).toEqual((await admin('GET', '/api/admin/app-limits')).json());
-      expect(JSON.parse(limits.stdout).limits).toEqual([expect.objectContaining({ appId: learnerApp.appId, perSecond: 2.5, burst: 5, setBy: expect.objectContaining({ kind: 'cli' }) })]);
+      expect(JSON.parse(limits.stdout).limits).toEqual([
+        expect.objectContaining({ appId: learnerApp.appId, perSecond: 2.5, burst: 5, setBy: expect.objectContaining({ kind: 'cli' }) }),
+      ]);
       const cleared = await runCli(system.env, 'unlimit', learnerApp.appId);
       expect(cleared).toMatchObject({ code: 0, stdout: `${learnerApp.appId}: back to the default limit.\n` });
       const csv = await runCli(system.env, 'usage', '--from', today());
@@ -401,7 +465,16 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
     });
 
     it('when the command line is wrong, then one line naming the problem and exit code 2; when a service refuses, its words and exit code 1', async () => {
-      for (const args of [['nonsense'], ['user'], ['users', '--bogus'], ['limit', learnerApp.appId], ['limit', learnerApp.appId, '--exempt', '--burst', '3'], ['purge'], ['purge', '--before', 'last week'], ['usage', '--from', '1/2/2030']]) {
+      for (const args of [
+        ['nonsense'],
+        ['user'],
+        ['users', '--bogus'],
+        ['limit', learnerApp.appId],
+        ['limit', learnerApp.appId, '--exempt', '--burst', '3'],
+        ['purge'],
+        ['purge', '--before', 'last week'],
+        ['usage', '--from', '1/2/2030'],
+      ]) {
         const run = await runCli(system.env, ...args);
         expect({ args, code: run.code, stdout: run.stdout, lines: run.stderr.trim().split('\n').length }).toEqual({ args, code: 2, stdout: '', lines: 1 });
         expect(run.stderr).toMatch(/^admin: /);
@@ -445,11 +518,23 @@ describe('the operators\' API and CLI, on two gateway replicas', () => {
       const app = await createApp(gateway, token);
       await apiRequest(gateway, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token, body: { redirectUris: [REDIRECT] } });
       const verifier = randomBytes(32).toString('base64url');
-      const query = new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, code_challenge: s256(verifier), code_challenge_method: 'S256' });
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: app.appId,
+        redirect_uri: REDIRECT,
+        code_challenge: s256(verifier),
+        code_challenge_method: 'S256',
+      });
       const code = new URL((await rawRequest(`${gateway}/oauth/authorize?${query}`)).headers.location as string).searchParams.get('code')!;
       const basic = `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`;
-      const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic }, body: new URLSearchParams(fields).toString() });
-      const tokens = (await rawRequest(`${gateway}/oauth/token`, form({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }))).json();
+      const form = (fields: Record<string, string>) => ({
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+        body: new URLSearchParams(fields).toString(),
+      });
+      const tokens = (
+        await rawRequest(`${gateway}/oauth/token`, form({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }))
+      ).json();
       return { token, refresh: () => rawRequest(`${gateway}/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })) };
     }
   });

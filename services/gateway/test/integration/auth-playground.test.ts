@@ -34,7 +34,9 @@ describe('the authentication playground', () => {
   const basicOf = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
   const hmacHeaders = (method: string, path: string, options: { timestamp?: number; key?: string } = {}) => {
     const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-    const signature = createHmac('sha256', options.key ?? app.apiKey).update(`${timestamp}.${method}.${path}`).digest('hex');
+    const signature = createHmac('sha256', options.key ?? app.apiKey)
+      .update(`${timestamp}.${method}.${path}`)
+      .digest('hex');
     return { 'x-app-id': app.appId, 'x-timestamp': timestamp, 'x-signature': signature };
   };
 
@@ -81,14 +83,22 @@ describe('the authentication playground', () => {
       // A timestamp no other test signs with this method and path: the signature is new until it is sent.
       const headers = hmacHeaders('GET', '/playground/auth/hmac', { timestamp: Math.floor(Date.now() / 1000) - 7 });
       expect((await get('/playground/auth/hmac', headers)).status).toBe(200);
-      const again = expectRefused(await get('/playground/auth/hmac', headers), /^HMAC /, /^Replayed: this exact signature \(of "\d+\.GET\.\/playground\/auth\/hmac"\) was already used/);
+      const again = expectRefused(
+        await get('/playground/auth/hmac', headers),
+        /^HMAC /,
+        /^Replayed: this exact signature \(of "\d+\.GET\.\/playground\/auth\/hmac"\) was already used/,
+      );
       expect(again.json().error.code).toBe('invalid_credentials');
       expect(again.json().error.message).toMatch(/A new x-timestamp makes a new signature/);
     });
 
     it('a clock 10 minutes off, a millisecond timestamp, a signed query string and a missing header are each explained', async () => {
       const now = Math.floor(Date.now() / 1000);
-      expectRefused(await get('/playground/auth/hmac', hmacHeaders('GET', '/playground/auth/hmac', { timestamp: now - 600 })), /^HMAC /, /300|5 minutes|window/i);
+      expectRefused(
+        await get('/playground/auth/hmac', hmacHeaders('GET', '/playground/auth/hmac', { timestamp: now - 600 })),
+        /^HMAC /,
+        /300|5 minutes|window/i,
+      );
       expectRefused(await get('/playground/auth/hmac', hmacHeaders('GET', '/playground/auth/hmac', { timestamp: now * 1000 })), /^HMAC /, /millisecond/i);
       const withQuery = hmacHeaders('GET', '/playground/auth/hmac?x=1');
       expectRefused(await get('/playground/auth/hmac?x=1', withQuery), /^HMAC /, /query/i);
@@ -99,7 +109,12 @@ describe('the authentication playground', () => {
     it('a refused attempt lands in the app’s request log with the rule that failed', async () => {
       await get('/playground/auth/hmac', hmacHeaders('GET', '/playground/auth/hmac', { key: 'ak_not_the_key' }));
       const logged = await eventually(
-        async () => (await apiRequest(system.baseUrl, 'GET', `/api/apps/${app.id}/logs`, { token: session })).json().entries as { authStyle: string; status: number; failure?: string }[],
+        async () =>
+          (await apiRequest(system.baseUrl, 'GET', `/api/apps/${app.id}/logs`, { token: session })).json().entries as {
+            authStyle: string;
+            status: number;
+            failure?: string;
+          }[],
         (entries) => entries.some((e) => e.authStyle === 'hmac' && e.status === 401),
         10_000,
       );
@@ -129,7 +144,10 @@ describe('the authentication playground', () => {
   describe('jwt', () => {
     let issued: { hs256: string; rs256: string; audience: string; issuer: string };
     beforeAll(async () => {
-      const res = await rawRequest(`${system.baseUrl}/playground/auth/jwt/issue`, { method: 'POST', headers: { Authorization: basicOf(app.appId, app.appSecret) } });
+      const res = await rawRequest(`${system.baseUrl}/playground/auth/jwt/issue`, {
+        method: 'POST',
+        headers: { Authorization: basicOf(app.appId, app.appSecret) },
+      });
       expect(res.status).toBe(200);
       issued = res.json();
     });
@@ -146,16 +164,31 @@ describe('the authentication playground', () => {
     it('a wrong aud, an expired token, alg none and an RS256 token re-signed as HS256 with the public key are refused', async () => {
       const key = new TextEncoder().encode(app.apiKey);
       const claims = { sub: app.appId, scope: 'hr:read' };
-      const wrongAud = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().setExpirationTime('5m').setAudience('someone-else').sign(key);
+      const wrongAud = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .setAudience('someone-else')
+        .sign(key);
       expectRefused(await get('/playground/auth/jwt', { Authorization: `Bearer ${wrongAud}` }), /^Bearer /, /aud/);
       const past = Math.floor(Date.now() / 1000) - 3600;
-      const expired = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(past - 60).setExpirationTime(past).setAudience(issued.audience).sign(key);
+      const expired = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuedAt(past - 60)
+        .setExpirationTime(past)
+        .setAudience(issued.audience)
+        .sign(key);
       expectRefused(await get('/playground/auth/jwt', { Authorization: `Bearer ${expired}` }), /^Bearer /, /expir/i);
       const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
       const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...claims, aud: issued.audience, exp: past + 7200 })}.`;
       expectRefused(await get('/playground/auth/jwt', { Authorization: `Bearer ${none}` }), /^Bearer /, /alg/i);
       const { pem } = (await get('/playground/auth/jwt/public-key')).json();
-      const confused = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().setExpirationTime('5m').setAudience(issued.audience).sign(new TextEncoder().encode(pem));
+      const confused = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .setAudience(issued.audience)
+        .sign(new TextEncoder().encode(pem));
       expectRefused(await get('/playground/auth/jwt', { Authorization: `Bearer ${confused}` }), /^Bearer /);
     });
 

@@ -2,7 +2,17 @@ import { execFile } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
 import OAuth from 'oauth-1.0a';
-import { createApp, pythonClient, rawRequest, registerUser, startPrefixProxy, startSystem, type CreatedApp, type PrefixProxy, type RunningSystem } from '@sandbox/testing';
+import {
+  createApp,
+  pythonClient,
+  rawRequest,
+  registerUser,
+  startPrefixProxy,
+  startSystem,
+  type CreatedApp,
+  type PrefixProxy,
+  type RunningSystem,
+} from '@sandbox/testing';
 import { authSnippet, type Language } from '../../portal/src/snippets';
 
 jest.setTimeout(60_000);
@@ -78,8 +88,12 @@ describe('the sandbox behind a prefix-stripping proxy', () => {
     ['curl', 'bash', (code: string) => ['-c', code]],
     ['python', '', (code: string) => ['-c', code]],
     ['javascript', process.execPath, (code: string) => ['--input-type=module', '-e', code]],
-  ] as const)('when the portal\'s %s HMAC snippet runs against <proxy>/sandbox, then it signs the path it sends and gets in', async (language, tool, args) => {
-    const code = authSnippet('hmac', language as Language, { baseUrl: `${proxy.url}/sandbox`, app: { ...app, scopes: [], redirectUris: [] }, secrets: { apiKey: app.apiKey } });
+  ] as const)("when the portal's %s HMAC snippet runs against <proxy>/sandbox, then it signs the path it sends and gets in", async (language, tool, args) => {
+    const code = authSnippet('hmac', language as Language, {
+      baseUrl: `${proxy.url}/sandbox`,
+      app: { ...app, scopes: [], redirectUris: [] },
+      secrets: { apiKey: app.apiKey },
+    });
     // Each signature is accepted once: each language signs in a second of its own.
     await new Promise((resolve) => setTimeout(resolve, 1_020 - (Date.now() % 1_000)));
     const { stdout } = await run(tool || pythonClient(), args(code), { timeout: 60_000, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
@@ -97,7 +111,10 @@ describe('the sandbox behind a prefix-stripping proxy', () => {
     const signedPost = (path: string, data: Record<string, string>, token?: OAuth.Token) =>
       rawRequest(at(path), {
         method: 'POST',
-        headers: { Authorization: signer().toHeader(signer().authorize({ url: at(path), method: 'POST', data }, token)).Authorization, 'Content-Type': 'application/x-www-form-urlencoded' },
+        headers: {
+          Authorization: signer().toHeader(signer().authorize({ url: at(path), method: 'POST', data }, token)).Authorization,
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
         body: '',
       });
     /** The three legs, each signed over the URL the client addressed (/sandbox/…). */

@@ -2,7 +2,18 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import mongoose from 'mongoose';
-import { apiRequest, createApp, eventually, isolatedMongoUrl, rawRequest, registerUser, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
+import {
+  apiRequest,
+  createApp,
+  eventually,
+  isolatedMongoUrl,
+  rawRequest,
+  registerUser,
+  requireStoreUrls,
+  startSystem,
+  type RawResponse,
+  type RunningSystem,
+} from '@sandbox/testing';
 import { RedisSlotCounter } from '../../src/fair-share/redis-slot-counter';
 
 jest.setTimeout(180_000);
@@ -43,7 +54,8 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
   });
 
   /** `count` requests at once, alternating between the two gateways. */
-  const atOnce = (count: number, send: (gateway: string, i: number) => Promise<RawResponse>) => Promise.all(Array.from({ length: count }, (_, i) => send(gateways[i % 2]!, i)));
+  const atOnce = (count: number, send: (gateway: string, i: number) => Promise<RawResponse>) =>
+    Promise.all(Array.from({ length: count }, (_, i) => send(gateways[i % 2]!, i)));
   const tally = (answers: RawResponse[]) => answers.reduce<Record<string, number>>((t, a) => ({ ...t, [a.status]: (t[a.status] ?? 0) + 1 }), {});
 
   it('when 150 apps are created at once for one account through both gateways, then exactly 100 are stored and the other 50 are refused with 429 too_many_apps', async () => {
@@ -53,7 +65,9 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
     const answers = await atOnce(150, create);
     expect(tally(answers)).toEqual({ 201: 100, 429: 50 });
     for (const refused of answers.filter((a) => a.status === 429)) {
-      expect(refused.json()).toEqual({ error: expect.objectContaining({ code: 'too_many_apps', message: 'An account may hold at most 100 apps; delete one first.' }) });
+      expect(refused.json()).toEqual({
+        error: expect.objectContaining({ code: 'too_many_apps', message: 'An account may hold at most 100 apps; delete one first.' }),
+      });
     }
     const created = answers.filter((a) => a.status === 201).map((a) => a.json().id as string);
     for (const gateway of gateways) {
@@ -79,7 +93,8 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
     expect(applied.length).toBeGreaterThan(0);
     // Six changes to one app wait for its lock: one that waited over 5 s (app_busy) or ran out of its time under
     // the lock (lock_expired) is a 503 that says "try again" (docs/identity.md), and changed nothing.
-    for (const answer of answers.slice(0, 6)) if (answer.status !== 200) expect([answer.status, ['app_busy', 'lock_expired'].includes(answer.json().error.code)]).toEqual([503, true]);
+    for (const answer of answers.slice(0, 6))
+      if (answer.status !== 200) expect([answer.status, ['app_busy', 'lock_expired'].includes(answer.json().error.code)]).toEqual([503, true]);
     for (const answer of answers.slice(6)) expect([answer.status, answer.json().error.code]).toEqual([400, 'too_many_redirect_uris']);
     for (const gateway of gateways) {
       const stored = (await apiRequest(gateway, 'GET', `/api/apps/${app.id}`, { token })).json().redirectUris;
@@ -89,7 +104,12 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
 
   /** The app's entries in the store, read past identity (so no read of the log trims them first). */
   const storedLogIds = async (appId: string) =>
-    (await db.collection('request_logs').find({ app: appId }, { projection: { requestId: 1 } }).toArray()).map((doc) => doc.requestId as string);
+    (
+      await db
+        .collection('request_logs')
+        .find({ app: appId }, { projection: { requestId: 1 } })
+        .toArray()
+    ).map((doc) => doc.requestId as string);
 
   it('when an app’s requests arrive through both gateways at once, then its owner never sees more than the newest cap, and the store comes back within its bound without anyone reading the log', async () => {
     const token = await registerUser(gateways[0]);
@@ -101,10 +121,12 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
     // 60 requests at once, with the owner reading the log through both gateways meanwhile.
     const [burst, reads] = await Promise.all([
       atOnce(60, (gateway, i) => page(gateway, `caps-early-${i}`)),
-      Promise.all(Array.from({ length: 6 }, async (_, i) => {
-        await new Promise((resolve) => setTimeout(resolve, 150 * i));
-        return readLog(gateways[i % 2]!);
-      })),
+      Promise.all(
+        Array.from({ length: 6 }, async (_, i) => {
+          await new Promise((resolve) => setTimeout(resolve, 150 * i));
+          return readLog(gateways[i % 2]!);
+        }),
+      ),
     ]);
     expect(tally(burst)).toEqual({ 200: 60 });
     for (const read of reads) {
@@ -121,7 +143,12 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
     // What stays past the cap is what each replica saw arrive after the last trim and too little to trim for
     // (under a quarter of the cap each: docs/state.md), never the newest.
     const bound = LOG_CAP + 2 * (Math.ceil(LOG_CAP / 4) - 1);
-    await eventually(() => storedLogIds(app.id), (ids) => ids.length <= bound && newest.every((id) => ids.includes(id)), 30_000, 250);
+    await eventually(
+      () => storedLogIds(app.id),
+      (ids) => ids.length <= bound && newest.every((id) => ids.includes(id)),
+      30_000,
+      250,
+    );
 
     const log = (await readLog(gateways[1])).json();
     expect(log.total).toBe(LOG_CAP);
@@ -176,7 +203,12 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
       const refusals: number[] = [];
       for (const w of waits) void w.answered.then((status) => refusals.push(status));
       // A refusal comes at once; a held wait answers only after 60 s, long after this.
-      await eventually(async () => refusals.length, (count) => count >= 10 - SLOW_CAP, 30_000, 50);
+      await eventually(
+        async () => refusals.length,
+        (count) => count >= 10 - SLOW_CAP,
+        30_000,
+        50,
+      );
       expect(refusals).toEqual(Array(10 - SLOW_CAP).fill(429));
 
       // The three held are the cap on both gateways: one more slow request is refused on each.
@@ -190,7 +222,11 @@ describe('caps under concurrency through two gateways (REPLICAS=2, real stores)'
       // One held client gives up: its slot comes free for the next slow request, through either gateway.
       const settled = await Promise.all(waits.map((w) => Promise.race([w.answered, Promise.resolve(-1)])));
       waits[settled.indexOf(-1)]!.request.destroy();
-      const { value: accepted } = await eventually(() => rawRequest(`${gateways[1]}/playground/timeout?delay=10`, { localAddress: address }), (res) => res.status === 200, 20_000);
+      const { value: accepted } = await eventually(
+        () => rawRequest(`${gateways[1]}/playground/timeout?delay=10`, { localAddress: address }),
+        (res) => res.status === 200,
+        20_000,
+      );
       expect(accepted.headers.ratelimit).toBe('"address-slow";r=0');
     });
   });
@@ -214,11 +250,19 @@ describe('the slow-request counter two gateways share in Redis', () => {
     const counters = [new RedisSlotCounter(redis, 120_000, prefix), new RedisSlotCounter(other, 120_000, prefix)];
     const claims = [{ key: 'app:app_caps', cap: 10 }];
     const hold = (from: number, count: number) =>
-      Promise.all(Array.from({ length: count }, (_, i) => counters[i % 2]!.hold(claims, `slot-${from + i}`, Date.now()).then((held) => (held.held ? `slot-${from + i}` : undefined))));
+      Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          counters[i % 2]!.hold(claims, `slot-${from + i}`, Date.now()).then((held) => (held.held ? `slot-${from + i}` : undefined)),
+        ),
+      );
     const first = (await hold(0, 40)).filter((id) => id !== undefined);
     expect(first).toHaveLength(10);
     first.slice(0, 4).forEach((id, i) => counters[i % 2]!.release(claims, id));
-    await eventually(() => redis.zcard(`${prefix}app:app_caps`), (count) => count === 6, 5_000);
+    await eventually(
+      () => redis.zcard(`${prefix}app:app_caps`),
+      (count) => count === 6,
+      5_000,
+    );
     expect((await hold(100, 40)).filter((id) => id !== undefined)).toHaveLength(4);
     await expect(redis.zcard(`${prefix}app:app_caps`)).resolves.toBe(10);
     other.disconnect();

@@ -255,7 +255,11 @@ describe('the CORS lab from a page on another origin, in headless Chromium', () 
         const preflight = await preflightFromNode(path, 'POST', JSON_HEADERS);
         const info = await rawRequest(`${gateway()}/playground/cors/info?max_age=${value}`, { headers: { Origin: origin() } });
         expect({ value, status: preflight.status, max: header(preflight, 'Access-Control-Max-Age') }).toEqual({ value, status: 400, max: undefined });
-        expect({ value, preflight: preflight.json().error, info: info.status }).toEqual({ value, preflight: { ...info.json().error, requestId: preflight.json().error.requestId }, info: 400 });
+        expect({ value, preflight: preflight.json().error, info: info.status }).toEqual({
+          value,
+          preflight: { ...info.json().error, requestId: preflight.json().error.requestId },
+          info: 400,
+        });
         expect(header(preflight, 'X-CORS-Verdict')).toBe(`refused: ${info.json().error.message}`);
       }
       expectTypeError(await inBrowser('/playground/cors/preflight?max_age=999999', JSON_WITH_CUSTOM));

@@ -66,7 +66,9 @@ async function walkByStyle(path: string, shape: string, style: Style): Promise<P
         break;
       case 'token':
         expect(page.body.nextPageToken ?? '').not.toMatch(/page|http|\//i);
-        url = page.body.nextPageToken ? `${base}?shape=${shape}&paginate=token&page_size=${PAGE_SIZE}&pageToken=${encodeURIComponent(page.body.nextPageToken)}` : undefined;
+        url = page.body.nextPageToken
+          ? `${base}?shape=${shape}&paginate=token&page_size=${PAGE_SIZE}&pageToken=${encodeURIComponent(page.body.nextPageToken)}`
+          : undefined;
         break;
       case 'link':
         url = nextFromLinkHeader(page.link);
@@ -298,7 +300,9 @@ describe('parameters, cursors and tokens', () => {
 
   it('when a page token is reused for another entity, then 400', async () => {
     const token: string = (await get('?paginate=token&page_size=5')).json().nextPageToken;
-    const res = await rawRequest(`${system.baseUrl}/playground/data/hr/departments?paginate=token&pageToken=${token}`, { headers: { 'x-api-key': app.apiKey } });
+    const res = await rawRequest(`${system.baseUrl}/playground/data/hr/departments?paginate=token&pageToken=${token}`, {
+      headers: { 'x-api-key': app.apiKey },
+    });
     expect(res.status).toBe(400);
     expect(res.json().error.code).toBe('invalid_page_token');
   });
@@ -308,14 +312,16 @@ describe('parameters, cursors and tokens', () => {
     const b = await get('?page=2&page_size=10');
     expect(a.headers.etag).toMatch(/^"[^"]+"$/);
     expect(b.headers.etag).toBe(a.headers.etag);
-    const cached = await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page=2&page_size=10`, { headers: { 'x-api-key': app.apiKey, 'If-None-Match': a.headers.etag as string } });
+    const cached = await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page=2&page_size=10`, {
+      headers: { 'x-api-key': app.apiKey, 'If-None-Match': a.headers.etag as string },
+    });
     expect(cached.status).toBe(304);
     expect(cached.body).toBe('');
     expect(cached.headers.etag).toBe(a.headers.etag);
     expect(cached.headers['x-request-id']).toEqual(expect.any(String));
   });
 
-  it('a page answered from the gateway\'s cache has the status, headers and bytes of the page first fetched', async () => {
+  it("a page answered from the gateway's cache has the status, headers and bytes of the page first fetched", async () => {
     // A query no other test asks, so the first answer is a cache miss (the service renders it) and the second a hit.
     const query = '?paginate=link&page_size=7&shape=nested';
     const miss = await get(query);
@@ -331,7 +337,10 @@ describe('parameters, cursors and tokens', () => {
 
   it('HEAD answers the headers of GET without a body', async () => {
     const full = await get('?page=3&page_size=10');
-    const head = await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page=3&page_size=10`, { method: 'HEAD', headers: { 'x-api-key': app.apiKey } });
+    const head = await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page=3&page_size=10`, {
+      method: 'HEAD',
+      headers: { 'x-api-key': app.apiKey },
+    });
     expect(head.status).toBe(200);
     expect(head.body).toBe('');
     expect(head.headers['content-length']).toBe(String(Buffer.byteLength(full.body)));

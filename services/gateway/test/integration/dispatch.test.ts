@@ -68,7 +68,12 @@ describe('dispatch, called directly', () => {
     const wrongType = await gateway.inject({ method: 'POST', url: '/api/auth/register', headers: { 'Content-Type': 'text/plain' }, body: 'hello' });
     expect(wrongType.status).toBe(400);
     expect(parsed(wrongType).error).toMatchObject({ code: 'invalid_body', message: expect.stringContaining('application/json') });
-    const badUtf8 = await gateway.inject({ method: 'POST', url: '/api/auth/register', headers: { 'Content-Type': 'application/json' }, body: Buffer.from('{"email":"a\xff"}', 'latin1') });
+    const badUtf8 = await gateway.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      headers: { 'Content-Type': 'application/json' },
+      body: Buffer.from('{"email":"a\xff"}', 'latin1'),
+    });
     expect(badUtf8.status).toBe(400);
     expect(parsed(badUtf8).error.code).toBe('invalid_utf8');
   });

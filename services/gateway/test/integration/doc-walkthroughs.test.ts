@@ -147,7 +147,7 @@ const PRELUDE = [
   '  done',
   '  command curl "${__args[@]}" --write-out "${__fmt}%{stderr}@@curl %{http_code} %{num_redirects}"',
   '  local __rc=$?',
-  "  printf ' %s@@\\n' \"$__rc\" >&2",
+  '  printf \' %s@@\\n\' "$__rc" >&2',
   '  return $__rc',
   '}',
 ].join('\n');
@@ -164,7 +164,12 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ st
 /** The names a block assigns (`ID=…`, `TOKEN=…; TOKEN_SECRET=…`): what the learner's shell remembers between commands. */
 const assigned = (steps: Step[]) => [...new Set(steps.flatMap((s) => [...s.code.matchAll(/(?:^|[\s;])([A-Z][A-Z0-9_]*)=/g)].map((m) => m[1])))];
 
-async function runStep(code: string, names: string[], vars: Record<string, string>, cwd: string): Promise<Omit<Ran, 'step'> & { vars: Record<string, string> }> {
+async function runStep(
+  code: string,
+  names: string[],
+  vars: Record<string, string>,
+  cwd: string,
+): Promise<Omit<Ran, 'step'> & { vars: Record<string, string> }> {
   const stateFile = join(cwd, '.shell-state');
   const dump = `__rc=$?\nfor __n in ${names.join(' ')}; do printf '%s=%s\\0' "$__n" "\${!__n-}"; done > ${JSON.stringify(stateFile)}\nexit $__rc`;
   const result = await bash(`${PRELUDE}\n${code}\n${dump}`, cwd, { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', ...vars });
@@ -215,13 +220,15 @@ interface Plan {
 }
 
 /** A JSON answer shown earlier in the block (the newest that has `key`), as a learner scrolls up to copy from it. */
-const fromAnswer = (key: string): Fill => (ctx) => {
-  for (const ran of [...ctx.ran].reverse()) {
-    const json = parseJson(ran.stdout);
-    if (typeof json?.[key] === 'string') return json[key] as string;
-  }
-  throw new Error(`no earlier answer in this walkthrough has "${key}" to copy`);
-};
+const fromAnswer =
+  (key: string): Fill =>
+  (ctx) => {
+    for (const ran of [...ctx.ran].reverse()) {
+      const json = parseJson(ran.stdout);
+      if (typeof json?.[key] === 'string') return json[key] as string;
+    }
+    throw new Error(`no earlier answer in this walkthrough has "${key}" to copy`);
+  };
 
 /** The code from the redirect URL the authorize step printed. */
 const codeFromRedirect: Fill = (ctx) => {
@@ -352,7 +359,9 @@ const PLANS: Record<string, Plan> = {
         status: 200,
         why: '"compare the sha256 with sha256sum photo.jpg"',
         check: (ran, ctx) => {
-          const sha256 = createHash('sha256').update(readFileSync(join(ctx.cwd, 'photo.jpg'))).digest('hex');
+          const sha256 = createHash('sha256')
+            .update(readFileSync(join(ctx.cwd, 'photo.jpg')))
+            .digest('hex');
           expect(json(ran).parts).toEqual([
             expect.objectContaining({ type: 'file', name: 'doc', filename: 'photo.jpg', sha256 }),
             expect.objectContaining({ type: 'field', name: 'note', value: 'hello' }),
@@ -400,12 +409,14 @@ function filledIn(step: Step, plan: Plan, ctx: Context, baseUrl: string): string
   };
   const withAssignments = step.code.replace(PLACEHOLDER_ASSIGNMENT, (_all, lead: string, name: string, placeholder: string) => {
     const source = plan.assignments[name];
-    if (!source) throw new Error(`line ${step.line}: the learner is to fill in ${name}=${placeholder}, which this test does not know how to fill (add it to the plan)`);
+    if (!source)
+      throw new Error(`line ${step.line}: the learner is to fill in ${name}=${placeholder}, which this test does not know how to fill (add it to the plan)`);
     return `${lead}${name}='${fill(placeholder, source(ctx), name)}'`;
   });
   return withAssignments.replace(DOC_BASE, baseUrl).replace(INLINE_PLACEHOLDER, (placeholder) => {
     const source = plan.inline?.[placeholder];
-    if (!source) throw new Error(`line ${step.line}: the learner is to fill in "${placeholder}", which this test does not know how to fill (add it to the plan)`);
+    if (!source)
+      throw new Error(`line ${step.line}: the learner is to fill in "${placeholder}", which this test does not know how to fill (add it to the plan)`);
     return fill(placeholder, source(ctx), placeholder);
   });
 }
@@ -451,52 +462,62 @@ describe('the curl walkthroughs in the docs, pasted as a learner pastes them', (
       expect(known.filter((id) => !blocks.some((b) => b.id === id))).toEqual([]);
     });
 
-    it.each(blocks.filter((b) => !SKIPPED[b.id]).map((b): [string, Block] => [b.id.slice(file.length), b]))('%s: every command answers as the doc says', async (_id, block) => {
-      const plan = PLANS[block.id];
-      expect(plan).toBeDefined();
-      // Every block starts from a fresh app, as a learner following one page would: no state from another walkthrough.
-      const app = await createApp(system.baseUrl, session, { name: `walkthrough ${block.id}` });
-      await plan.setUp?.(block, system, session, app);
-      const ctx: Context = { app, ran: [], cwd: workDir };
-      const names = assigned(block.steps);
-      let vars: Record<string, string> = {};
-      const used = new Map<Expectation, number>();
-      let curlsRun = 0;
+    it.each(blocks.filter((b) => !SKIPPED[b.id]).map((b): [string, Block] => [b.id.slice(file.length), b]))(
+      '%s: every command answers as the doc says',
+      async (_id, block) => {
+        const plan = PLANS[block.id];
+        expect(plan).toBeDefined();
+        // Every block starts from a fresh app, as a learner following one page would: no state from another walkthrough.
+        const app = await createApp(system.baseUrl, session, { name: `walkthrough ${block.id}` });
+        await plan.setUp?.(block, system, session, app);
+        const ctx: Context = { app, ran: [], cwd: workDir };
+        const names = assigned(block.steps);
+        let vars: Record<string, string> = {};
+        const used = new Map<Expectation, number>();
+        let curlsRun = 0;
 
-      for (const step of block.steps) {
-        const code = filledIn(step, plan, ctx, system.baseUrl);
-        const result = await runStep(code, names, vars, workDir);
-        vars = result.vars;
-        const ran: Ran = { step, stdout: result.stdout, stderr: result.stderr, exit: result.exit, curls: result.curls };
-        ctx.ran.push(ran);
-        const seen = { line: step.line, command: step.code, exit: result.exit, curls: result.curls.length, answer: result.stdout.slice(0, 600), stderr: result.stderr.slice(0, 600) };
-        if (!step.curl) {
-          // An assignment or a computation (openssl, date): it must work, and set what it names.
-          expect(seen).toEqual({ ...seen, exit: 0 });
-          continue;
+        for (const step of block.steps) {
+          const code = filledIn(step, plan, ctx, system.baseUrl);
+          const result = await runStep(code, names, vars, workDir);
+          vars = result.vars;
+          const ran: Ran = { step, stdout: result.stdout, stderr: result.stderr, exit: result.exit, curls: result.curls };
+          ctx.ran.push(ran);
+          const seen = {
+            line: step.line,
+            command: step.code,
+            exit: result.exit,
+            curls: result.curls.length,
+            answer: result.stdout.slice(0, 600),
+            stderr: result.stderr.slice(0, 600),
+          };
+          if (!step.curl) {
+            // An assignment or a computation (openssl, date): it must work, and set what it names.
+            expect(seen).toEqual({ ...seen, exit: 0 });
+            continue;
+          }
+          curlsRun++;
+          expect(seen).toEqual({ ...seen, curls: 1 });
+          const rows = plan.expect.filter((row) => row.step.test(step.code));
+          expect(rows.length).toBeLessThanOrEqual(1);
+          const row = rows[0];
+          if (row) used.set(row, (used.get(row) ?? 0) + 1);
+          const status = row ? String(row.status) : plan.status === '2xx' ? expect.stringMatching(/^2\d\d$/) : String(plan.status);
+          // The whole command and its answer are in the comparison, so a failure shows what the learner would have seen.
+          const answered = { ...seen, status: result.curls[0].status, why: row?.why };
+          expect(answered).toEqual({ ...answered, exit: row?.exit ?? 0, status });
+          row?.check?.(ran, ctx);
+          // What the doc shows of the answer is there.
+          const shown = shownKeys(step);
+          if (shown.json.length) expect(Object.keys(json(ran))).toEqual(expect.arrayContaining(shown.json));
+          if (shown.query.length) expect([...new URL(ran.stdout.trim()).searchParams.keys()]).toEqual(expect.arrayContaining(shown.query));
         }
-        curlsRun++;
-        expect(seen).toEqual({ ...seen, curls: 1 });
-        const rows = plan.expect.filter((row) => row.step.test(step.code));
-        expect(rows.length).toBeLessThanOrEqual(1);
-        const row = rows[0];
-        if (row) used.set(row, (used.get(row) ?? 0) + 1);
-        const status = row ? String(row.status) : plan.status === '2xx' ? expect.stringMatching(/^2\d\d$/) : String(plan.status);
-        // The whole command and its answer are in the comparison, so a failure shows what the learner would have seen.
-        const answered = { ...seen, status: result.curls[0].status, why: row?.why };
-        expect(answered).toEqual({ ...answered, exit: row?.exit ?? 0, status });
-        row?.check?.(ran, ctx);
-        // What the doc shows of the answer is there.
-        const shown = shownKeys(step);
-        if (shown.json.length) expect(Object.keys(json(ran))).toEqual(expect.arrayContaining(shown.json));
-        if (shown.query.length) expect([...new URL(ran.stdout.trim()).searchParams.keys()]).toEqual(expect.arrayContaining(shown.query));
-      }
 
-      // Each expectation row matched exactly one command: a row that matches nothing checks nothing.
-      expect(plan.expect.filter((row) => used.get(row) !== 1).map((row) => String(row.step))).toEqual([]);
-      expect(curlsRun).toBe(block.steps.filter((s) => s.curl).length);
-      ranBlocks.set(file, (ranBlocks.get(file) ?? 0) + 1);
-    });
+        // Each expectation row matched exactly one command: a row that matches nothing checks nothing.
+        expect(plan.expect.filter((row) => used.get(row) !== 1).map((row) => String(row.step))).toEqual([]);
+        expect(curlsRun).toBe(block.steps.filter((s) => s.curl).length);
+        ranBlocks.set(file, (ranBlocks.get(file) ?? 0) + 1);
+      },
+    );
 
     it('ran every curl block it found, but those skipped with a reason', () => {
       const skipped = blocks.filter((b) => SKIPPED[b.id]).length;

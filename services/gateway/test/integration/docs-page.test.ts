@@ -51,7 +51,12 @@ describe('the API reference page', () => {
       const operations = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).length, 0);
       const listed = page.locator('.opblock');
       await listed.first().waitFor({ timeout: 60_000 });
-      const { value: count } = await eventually(() => listed.count(), (n) => n === operations, 30_000, 200);
+      const { value: count } = await eventually(
+        () => listed.count(),
+        (n) => n === operations,
+        30_000,
+        200,
+      );
       expect(count).toBe(operations);
       await page.getByText('Create an app; its credentials are returned in this answer only.').first().waitFor();
       expect(problems).toEqual([]);

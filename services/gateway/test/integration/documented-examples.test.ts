@@ -102,7 +102,11 @@ function oauth1(ctx: Context) {
     const url = ctx.url(path);
     const authorization = signer.toHeader(signer.authorize({ url, method: 'POST', data }, token)).Authorization;
     const body = Object.entries(data).filter(([name]) => !name.startsWith('oauth_'));
-    return rawRequest(url, { method: 'POST', headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
+    return rawRequest(url, {
+      method: 'POST',
+      headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body).toString(),
+    });
   };
   const signedGet = (path: string, token: OAuth.Token) => {
     const url = ctx.url(path);
@@ -116,7 +120,11 @@ async function oauth1Legs(ctx: Context): Promise<{ temporary: RawResponse; autho
   // The OAuth1RequestTokenForm example's callback: out of band.
   const temporary = await signedPost('/oauth1/request_token', { oauth_callback: 'oob' });
   const authorized = await get(ctx, `/oauth1/authorize?oauth_token=${encodeURIComponent(temporary.json().oauth_token)}`);
-  const access = await signedPost('/oauth1/access_token', { oauth_verifier: authorized.json().oauth_verifier }, { key: temporary.json().oauth_token, secret: temporary.json().oauth_token_secret });
+  const access = await signedPost(
+    '/oauth1/access_token',
+    { oauth_verifier: authorized.json().oauth_verifier },
+    { key: temporary.json().oauth_token, secret: temporary.json().oauth_token_secret },
+  );
   return { temporary, authorized, access };
 }
 
@@ -187,15 +195,29 @@ const redirectHopValues = (method: string) => (live: Json, example: Json, _ctx: 
 
 /** One walk per method of a route served with all five (echo, response, redirect): the same example, sent with each. */
 const everyMethod = (path: string, expectStatus: number, send: (method: string) => Walk['send'], values: (method: string) => NonNullable<Walk['values']>) =>
-  Object.fromEntries((['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method) => [`${method} ${path}`, { expectStatus, send: send(method), values: values(method) }])) as Partial<Record<OperationKey, Walk>>;
+  Object.fromEntries(
+    (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method) => [`${method} ${path}`, { expectStatus, send: send(method), values: values(method) }]),
+  ) as Partial<Record<OperationKey, Walk>>;
 
 /** Every walk, by operation: what its documented example sends and what of its answer the example fixes. */
 const WALKS: Partial<Record<OperationKey, Walk>> = {
   // System
-  'GET /': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/')), values: (live, example) => expect({ name: live.name, version: live.version }).toEqual({ name: example.name, version: example.version }) },
+  'GET /': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/')),
+    values: (live, example) => expect({ name: live.name, version: live.version }).toEqual({ name: example.name, version: example.version }),
+  },
   'GET /health': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/health')), values: (live, example) => expect(live).toEqual(example) },
-  'GET /health/ready': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/health/ready')), values: (live, example) => expect(live.status).toBe(example.status) },
-  'GET /health/serving': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/health/serving')), values: (live, example) => expect(live).toEqual(example) },
+  'GET /health/ready': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/health/ready')),
+    values: (live, example) => expect(live.status).toBe(example.status),
+  },
+  'GET /health/serving': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/health/serving')),
+    values: (live, example) => expect(live).toEqual(example),
+  },
   'GET /playground': {
     expectStatus: 200,
     send: async (ctx) => answered(await get(ctx, '/playground')),
@@ -212,7 +234,9 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
     send: async (ctx) => answered(await get(ctx, `/playground/data${dataRequest('catalog')}`, { Host: EXAMPLES_HOST })),
     values: (live, example) => {
       expect(live.reference_date).toBe(example.reference_date);
-      expect(live.packs.map((p: Json) => [p.name, p.entities.length, p.entities.map((e: Json) => [e.name, e.rows])])).toEqual(example.packs.map((p: Json) => [p.name, p.entities.length, p.entities.map((e: Json) => [e.name, e.rows])]));
+      expect(live.packs.map((p: Json) => [p.name, p.entities.length, p.entities.map((e: Json) => [e.name, e.rows])])).toEqual(
+        example.packs.map((p: Json) => [p.name, p.entities.length, p.entities.map((e: Json) => [e.name, e.rows])]),
+      );
       expect(live).toEqual(example);
     },
   },
@@ -231,11 +255,31 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
   },
 
   // Auth playground: each style as the security scheme says, with the app's credentials.
-  'GET /playground/auth/basic': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/playground/auth/basic', { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) })), values: authenticatedAs('basic') },
-  'GET /playground/auth/bearer': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/playground/auth/bearer', { Authorization: `Bearer ${ctx.app.bearerToken}` })), values: authenticatedAs('bearer') },
-  'GET /playground/auth/api-key': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/playground/auth/api-key', { 'x-api-key': ctx.app.apiKey })), values: authenticatedAs('api_key_header') },
-  'GET /playground/auth/api-key-query': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, `/playground/auth/api-key-query?api_key=${encodeURIComponent(ctx.app.apiKey)}`)), values: authenticatedAs('api_key_query') },
-  'GET /playground/auth/oauth2': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/playground/auth/oauth2', { Authorization: `Bearer ${await accessToken(ctx)}` })), values: authenticatedAs('oauth2') },
+  'GET /playground/auth/basic': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/playground/auth/basic', { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) })),
+    values: authenticatedAs('basic'),
+  },
+  'GET /playground/auth/bearer': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/playground/auth/bearer', { Authorization: `Bearer ${ctx.app.bearerToken}` })),
+    values: authenticatedAs('bearer'),
+  },
+  'GET /playground/auth/api-key': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/playground/auth/api-key', { 'x-api-key': ctx.app.apiKey })),
+    values: authenticatedAs('api_key_header'),
+  },
+  'GET /playground/auth/api-key-query': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, `/playground/auth/api-key-query?api_key=${encodeURIComponent(ctx.app.apiKey)}`)),
+    values: authenticatedAs('api_key_query'),
+  },
+  'GET /playground/auth/oauth2': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/playground/auth/oauth2', { Authorization: `Bearer ${await accessToken(ctx)}` })),
+    values: authenticatedAs('oauth2'),
+  },
   'GET /playground/auth/oauth1': {
     expectStatus: 200,
     send: async (ctx) => {
@@ -244,13 +288,30 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
     },
     values: authenticatedAs('oauth1'),
   },
-  'POST /playground/auth/hmac': { expectStatus: 200, send: async (ctx) => answered(await rawRequest(ctx.url('/playground/auth/hmac'), { method: 'POST', headers: hmacHeaders(ctx, 'POST', '/playground/auth/hmac') })), values: authenticatedAs('hmac') },
-  'GET /playground/auth/hmac': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/playground/auth/hmac', hmacHeaders(ctx, 'GET', '/playground/auth/hmac'))), values: authenticatedAs('hmac') },
+  'POST /playground/auth/hmac': {
+    expectStatus: 200,
+    send: async (ctx) =>
+      answered(await rawRequest(ctx.url('/playground/auth/hmac'), { method: 'POST', headers: hmacHeaders(ctx, 'POST', '/playground/auth/hmac') })),
+    values: authenticatedAs('hmac'),
+  },
+  'GET /playground/auth/hmac': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/playground/auth/hmac', hmacHeaders(ctx, 'GET', '/playground/auth/hmac'))),
+    values: authenticatedAs('hmac'),
+  },
   'GET /playground/auth/digest': {
     expectStatus: 200,
     // The challenge and response exchange as a learner's client does it (curl --digest), with the documented algorithm=MD5.
     send: async (ctx) => {
-      const { stdout } = await run('curl', ['-s', '--digest', '-u', `${ctx.app.appId}:${ctx.app.apiKey}`, '-w', '\n%{http_code}', ctx.url('/playground/auth/digest?algorithm=MD5')]);
+      const { stdout } = await run('curl', [
+        '-s',
+        '--digest',
+        '-u',
+        `${ctx.app.appId}:${ctx.app.apiKey}`,
+        '-w',
+        '\n%{http_code}',
+        ctx.url('/playground/auth/digest?algorithm=MD5'),
+      ]);
       const at = stdout.lastIndexOf('\n');
       const body = stdout.slice(0, at);
       return { res: { status: Number(stdout.slice(at + 1)), headers: {}, body, json: () => JSON.parse(body) } };
@@ -260,20 +321,32 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
   'GET /playground/auth/jwt': {
     expectStatus: 200,
     send: async (ctx) => {
-      const issued = await rawRequest(ctx.url('/playground/auth/jwt/issue'), { method: 'POST', headers: { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) } });
+      const issued = await rawRequest(ctx.url('/playground/auth/jwt/issue'), {
+        method: 'POST',
+        headers: { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) },
+      });
       return answered(await get(ctx, '/playground/auth/jwt', { Authorization: `Bearer ${issued.json().rs256}` }));
     },
     values: authenticatedAs('jwt'),
   },
   'POST /playground/auth/jwt/issue': {
     expectStatus: 200,
-    send: async (ctx) => answered(await rawRequest(ctx.url('/playground/auth/jwt/issue'), { method: 'POST', headers: { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) } })),
-    values: (live, example) => expect({ expires_in: live.expires_in, audience: live.audience }).toEqual({ expires_in: example.expires_in, audience: example.audience }),
+    send: async (ctx) =>
+      answered(
+        await rawRequest(ctx.url('/playground/auth/jwt/issue'), { method: 'POST', headers: { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) } }),
+      ),
+    values: (live, example) =>
+      expect({ expires_in: live.expires_in, audience: live.audience }).toEqual({ expires_in: example.expires_in, audience: example.audience }),
   },
   'POST /playground/auth/jwt/decode': {
     expectStatus: 200,
     // The JwtToDecode example's token.
-    send: async (ctx) => answered(await sendJson(ctx, 'POST', '/playground/auth/jwt/decode', { token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhcHBfWHEzVjBkNXlIMmtxOEpyMW1UOWJXZyJ9.c2lnbmF0dXJl' })),
+    send: async (ctx) =>
+      answered(
+        await sendJson(ctx, 'POST', '/playground/auth/jwt/decode', {
+          token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhcHBfWHEzVjBkNXlIMmtxOEpyMW1UOWJXZyJ9.c2lnbmF0dXJl',
+        }),
+      ),
     values: (live, example) => {
       expect(live.verified).toBe(example.verified);
       expect(live.payload.sub).toBe(example.payload.sub);
@@ -300,7 +373,11 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
         UPLOADED_FILE,
         Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n--${boundary}--\r\n`),
       ]);
-      const res = await rawRequest(ctx.url('/playground/upload'), { method: 'POST', headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` }, body });
+      const res = await rawRequest(ctx.url('/playground/upload'), {
+        method: 'POST',
+        headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
       return answered(res);
     },
     values: (live, example) => {
@@ -344,7 +421,21 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
   'POST /playground/batch': {
     expectStatus: 200,
     // The Batch example's request.
-    send: async (ctx) => answered(await sendJson(ctx, 'POST', '/playground/batch', { requests: [{ method: 'GET', path: '/health' }, { method: 'POST', path: '/playground/echo', body: { n: 1 } }] }, { Host: EXAMPLES_HOST })),
+    send: async (ctx) =>
+      answered(
+        await sendJson(
+          ctx,
+          'POST',
+          '/playground/batch',
+          {
+            requests: [
+              { method: 'GET', path: '/health' },
+              { method: 'POST', path: '/playground/echo', body: { n: 1 } },
+            ],
+          },
+          { Host: EXAMPLES_HOST },
+        ),
+      ),
     // Exactly the example but for each item's request id, which the run makes.
     values: (live, example) => {
       for (const result of live) expect(result.headers['X-Request-Id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -358,9 +449,20 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
     expectStatus: 302,
     // The documented parameters: redirect_uri, scope, state and an S256 code_challenge, for an app that registered that redirect URI.
     send: async (ctx) => {
-      const set = await apiRequest(ctx.system.baseUrl, 'PUT', `/api/apps/${ctx.app.id}/redirect-uris`, { token: ctx.session, body: { redirectUris: [REDIRECT_URI] } });
+      const set = await apiRequest(ctx.system.baseUrl, 'PUT', `/api/apps/${ctx.app.id}/redirect-uris`, {
+        token: ctx.session,
+        body: { redirectUris: [REDIRECT_URI] },
+      });
       expect(set.status).toBe(200);
-      const query = form({ response_type: 'code', client_id: ctx.app.appId, redirect_uri: REDIRECT_URI, scope: 'hr:read stocks:read', state: 'af0ifjsldkj', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+      const query = form({
+        response_type: 'code',
+        client_id: ctx.app.appId,
+        redirect_uri: REDIRECT_URI,
+        scope: 'hr:read stocks:read',
+        state: 'af0ifjsldkj',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      });
       return { res: await get(ctx, `/oauth/authorize?${query}`), mediaType: null };
     },
     values: (_live, example, ctx, res) => {
@@ -374,12 +476,33 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
   },
   'POST /oauth/token': {
     expectStatus: 200,
-    send: async (ctx) => answered(await postForm(ctx, '/oauth/token', { grant_type: 'client_credentials', scope: 'hr:read' }, { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) })),
-    values: (live, example) => expect({ token_type: live.token_type, expires_in: live.expires_in, scope: live.scope }).toEqual({ token_type: example.token_type, expires_in: example.expires_in, scope: example.scope }),
+    send: async (ctx) =>
+      answered(
+        await postForm(
+          ctx,
+          '/oauth/token',
+          { grant_type: 'client_credentials', scope: 'hr:read' },
+          { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) },
+        ),
+      ),
+    values: (live, example) =>
+      expect({ token_type: live.token_type, expires_in: live.expires_in, scope: live.scope }).toEqual({
+        token_type: example.token_type,
+        expires_in: example.expires_in,
+        scope: example.scope,
+      }),
   },
   'POST /oauth/introspect': {
     expectStatus: 200,
-    send: async (ctx) => answered(await postForm(ctx, '/oauth/introspect', { token: await accessToken(ctx), token_type_hint: 'access_token' }, { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) })),
+    send: async (ctx) =>
+      answered(
+        await postForm(
+          ctx,
+          '/oauth/introspect',
+          { token: await accessToken(ctx), token_type_hint: 'access_token' },
+          { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) },
+        ),
+      ),
     values: (live, example, ctx) => {
       expect(live).toMatchObject({ active: true, client_id: ctx.app.appId, scope: example.scope, token_type: 'Bearer' });
       expect(live.exp - live.iat).toBe(example.exp - example.iat);
@@ -387,19 +510,34 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
   },
   'POST /oauth/revoke': {
     expectStatus: 200,
-    send: async (ctx) => ({ res: await postForm(ctx, '/oauth/revoke', { token: await accessToken(ctx), token_type_hint: 'access_token' }, { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) }), mediaType: null }),
+    send: async (ctx) => ({
+      res: await postForm(
+        ctx,
+        '/oauth/revoke',
+        { token: await accessToken(ctx), token_type_hint: 'access_token' },
+        { Authorization: basicOf(ctx.app.appId, ctx.app.appSecret) },
+      ),
+      mediaType: null,
+    }),
   },
   'GET /.well-known/oauth-authorization-server': {
     expectStatus: 200,
     send: async (ctx) => answered(await get(ctx, '/.well-known/oauth-authorization-server')),
     values: (live, example) => {
-      for (const list of ['response_types_supported', 'response_modes_supported', 'code_challenge_methods_supported', 'token_endpoint_auth_methods_supported'] as const) expect([list, live[list]]).toEqual([list, example[list]]);
+      for (const list of [
+        'response_types_supported',
+        'response_modes_supported',
+        'code_challenge_methods_supported',
+        'token_endpoint_auth_methods_supported',
+      ] as const)
+        expect([list, live[list]]).toEqual([list, example[list]]);
     },
   },
   'GET /.well-known/jwks.json': {
     expectStatus: 200,
     send: async (ctx) => answered(await get(ctx, '/.well-known/jwks.json')),
-    values: (live, example) => expect(live.keys[0]).toMatchObject({ kty: example.keys[0].kty, e: example.keys[0].e, alg: example.keys[0].alg, use: example.keys[0].use }),
+    values: (live, example) =>
+      expect(live.keys[0]).toMatchObject({ kty: example.keys[0].kty, e: example.keys[0].e, alg: example.keys[0].alg, use: example.keys[0].use }),
   },
 
   // OAuth 1.0a: the three legs in turn, each walked as the learner's library sends it.
@@ -415,7 +553,8 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
   'POST /api/auth/register': {
     expectStatus: 201,
     // The Credentials example (learner@example.org is registered by this walk only).
-    send: async (ctx) => answered(await sendJson(ctx, 'POST', '/api/auth/register', { email: 'learner@example.org', password: 'correct horse battery staple' })),
+    send: async (ctx) =>
+      answered(await sendJson(ctx, 'POST', '/api/auth/register', { email: 'learner@example.org', password: 'correct horse battery staple' })),
   },
   'POST /api/auth/login': {
     expectStatus: 200,
@@ -446,17 +585,36 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
     },
     values: (live, example) => expect(live).toEqual(example),
   },
-  'GET /api/apps': { expectStatus: 200, send: async (ctx) => answered(await apiRequest(ctx.system.baseUrl, 'GET', '/api/apps', { token: ctx.session })), values: (live, _example, ctx) => expect(live.apps.map((a: Json) => a.id)).toContain(ctx.app.id) },
+  'GET /api/apps': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await apiRequest(ctx.system.baseUrl, 'GET', '/api/apps', { token: ctx.session })),
+    values: (live, _example, ctx) => expect(live.apps.map((a: Json) => a.id)).toContain(ctx.app.id),
+  },
   'POST /api/apps': {
     expectStatus: 201,
     // The NewApp example.
-    send: async (ctx) => answered(await apiRequest(ctx.system.baseUrl, 'POST', '/api/apps', { token: ctx.session, body: { name: 'Weather dashboard', scopes: ['hr:read'], redirectUris: [REDIRECT_URI] } })),
+    send: async (ctx) =>
+      answered(
+        await apiRequest(ctx.system.baseUrl, 'POST', '/api/apps', {
+          token: ctx.session,
+          body: { name: 'Weather dashboard', scopes: ['hr:read'], redirectUris: [REDIRECT_URI] },
+        }),
+      ),
     values: (live) => {
-      expect({ name: live.name, scopes: live.scopes, redirectUris: live.redirectUris, status: live.status }).toEqual({ name: 'Weather dashboard', scopes: ['hr:read'], redirectUris: [REDIRECT_URI], status: 'active' });
+      expect({ name: live.name, scopes: live.scopes, redirectUris: live.redirectUris, status: live.status }).toEqual({
+        name: 'Weather dashboard',
+        scopes: ['hr:read'],
+        redirectUris: [REDIRECT_URI],
+        status: 'active',
+      });
       expect(live.bearerToken).toMatch(/^bt_/);
     },
   },
-  'GET /api/apps/{id}': { expectStatus: 200, send: async (ctx) => answered(await apiRequest(ctx.system.baseUrl, 'GET', `/api/apps/${ctx.app.id}`, { token: ctx.session })), values: (live, _example, ctx) => expect({ id: live.id, appId: live.appId }).toEqual({ id: ctx.app.id, appId: ctx.app.appId }) },
+  'GET /api/apps/{id}': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await apiRequest(ctx.system.baseUrl, 'GET', `/api/apps/${ctx.app.id}`, { token: ctx.session })),
+    values: (live, _example, ctx) => expect({ id: live.id, appId: live.appId }).toEqual({ id: ctx.app.id, appId: ctx.app.appId }),
+  },
   'DELETE /api/apps/{id}': {
     expectStatus: 200,
     send: async (ctx) => {
@@ -485,7 +643,9 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
     expectStatus: 200,
     send: async (ctx) => {
       const { session, app } = await throwawayApp(ctx);
-      return answered(await apiRequest(ctx.system.baseUrl, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token: session, body: { redirectUris: [REDIRECT_URI] } }));
+      return answered(
+        await apiRequest(ctx.system.baseUrl, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token: session, body: { redirectUris: [REDIRECT_URI] } }),
+      );
     },
     values: (live) => expect(live.redirectUris).toEqual([REDIRECT_URI]),
   },
@@ -493,7 +653,9 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
     expectStatus: 200,
     send: async (ctx) => {
       const { session, app } = await throwawayApp(ctx);
-      return answered(await apiRequest(ctx.system.baseUrl, 'PUT', `/api/apps/${app.id}/scopes`, { token: session, body: { scopes: ['hr:read', 'stocks:read'] } }));
+      return answered(
+        await apiRequest(ctx.system.baseUrl, 'PUT', `/api/apps/${app.id}/scopes`, { token: session, body: { scopes: ['hr:read', 'stocks:read'] } }),
+      );
     },
     values: (live) => expect([...live.scopes].sort()).toEqual(['hr:read', 'stocks:read']),
   },
@@ -512,7 +674,11 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
     // The defaults: open sign-up, passwords, no single sign-on.
     values: (live) => expect(live).toEqual({ signUp: 'open', domains: [], localSignIn: true, sso: null }),
   },
-  'GET /openapi.json': { expectStatus: 200, send: async (ctx) => answered(await get(ctx, '/openapi.json')), values: (live, example) => expect(live.openapi).toBe(example.openapi) },
+  'GET /openapi.json': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await get(ctx, '/openapi.json')),
+    values: (live, example) => expect(live.openapi).toBe(example.openapi),
+  },
   'GET /openapi.yaml': {
     expectStatus: 200,
     send: async (ctx) => {
@@ -535,7 +701,10 @@ function dataRequest(key: 'catalog' | 'pack' | 'page'): string {
 function resolve(document: Json, schema: Json): Json {
   let current = schema;
   while (current && typeof current === 'object' && typeof current.$ref === 'string') {
-    current = current.$ref.replace(/^#\//, '').split('/').reduce((node: Json, key: string) => node?.[key], document);
+    current = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: Json, key: string) => node?.[key], document);
   }
   return current;
 }
@@ -576,7 +745,9 @@ function exampleOf(document: Json, raw: Json): Json {
 
 const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 /** A schema that says nothing of the value (`{}`, perhaps with words): any JSON, so nothing to compare. */
-const isAny = (schema: Json): boolean => Boolean(schema) && !['type', 'properties', 'items', 'prefixItems', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', '$ref'].some((key) => key in schema);
+const isAny = (schema: Json): boolean =>
+  Boolean(schema) &&
+  !['type', 'properties', 'items', 'prefixItems', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', '$ref'].some((key) => key in schema);
 const allowsNull = (schema: Json): boolean => !schema || schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'));
 
 /**
@@ -631,7 +802,8 @@ function shapeMismatches(document: Json, live: unknown, example: unknown, rawSch
   const found: string[] = [];
   for (const key of new Set([...Object.keys(liveObject), ...Object.keys(exampleObject)])) {
     const [inLive, inExample] = [key in liveObject, key in exampleObject];
-    if (inLive && inExample) found.push(...shapeMismatches(document, liveObject[key], exampleObject[key], schema?.properties?.[key] ?? schema?.additionalProperties, `${at}.${key}`));
+    if (inLive && inExample)
+      found.push(...shapeMismatches(document, liveObject[key], exampleObject[key], schema?.properties?.[key] ?? schema?.additionalProperties, `${at}.${key}`));
     else if (inLive && !optional(key)) found.push(`${at}.${key}: live, not in the documented example`);
     else if (inExample && !optional(key)) found.push(`${at}.${key}: documented, missing from the live answer`);
   }
@@ -694,7 +866,11 @@ describe('the documented examples, sent to the running system', () => {
     const operation = document.paths[path]?.[method.toLowerCase()];
     expect({ key, documented: Boolean(operation) }).toEqual({ key, documented: true });
     const sent = await walk.send(ctx);
-    expect({ key, status: sent.res.status, body: sent.res.status === walk.expectStatus ? '' : sent.res.body.slice(0, 500) }).toEqual({ key, status: walk.expectStatus, body: '' });
+    expect({ key, status: sent.res.status, body: sent.res.status === walk.expectStatus ? '' : sent.res.body.slice(0, 500) }).toEqual({
+      key,
+      status: walk.expectStatus,
+      body: '',
+    });
     const mediaType = sent.mediaType === undefined ? 'application/json' : sent.mediaType;
     const { schema, example } = documentedAnswer(document, operation, sent.status ?? String(sent.res.status), mediaType);
     const live = mediaType === null ? undefined : (sent.body ?? sent.res.json());
@@ -705,19 +881,26 @@ describe('the documented examples, sent to the running system', () => {
     walk.values?.(live, example, ctx, sent.res);
   });
 
-  it('when the RedirectEnd example\'s chain is followed as clients follow a 302, then its end answers the documented example', async () => {
+  it("when the RedirectEnd example's chain is followed as clients follow a 302, then its end answers the documented example", async () => {
     const operation = document.paths['/playground/redirect'].post;
     const { schema, example } = documentedAnswer(document, operation, '200', 'application/json');
     // One 302 hop for a POST with a 7-byte body; the client then GETs Location without the body, as the example says clients do.
-    const hop = await rawRequest(ctx.url('/playground/redirect?n=1&status=302'), { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'payload' });
+    const hop = await rawRequest(ctx.url('/playground/redirect?n=1&status=302'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'payload',
+    });
     expect(hop.status).toBe(302);
-    const end = await get(ctx, new URL(hop.headers.location!, `${system.baseUrl}/playground/redirect`).pathname + new URL(hop.headers.location!, system.baseUrl).search);
+    const end = await get(
+      ctx,
+      new URL(hop.headers.location!, `${system.baseUrl}/playground/redirect`).pathname + new URL(hop.headers.location!, system.baseUrl).search,
+    );
     expect(end.status).toBe(200);
     expect(shapeMismatches(document, end.json(), example, schema, 'RedirectEnd')).toEqual([]);
     expect(end.json()).toEqual(example);
   });
 
-  it('when a documented error is provoked, then its code and words are the documented example\'s (page_size, invalid_client)', async () => {
+  it("when a documented error is provoked, then its code and words are the documented example's (page_size, invalid_client)", async () => {
     const apiError = exampleOf(document, document.components.schemas.Error);
     // The Error example's words are the request log's refusal of a page_size of 0.
     const refused = await apiRequest(ctx.system.baseUrl, 'GET', `/api/apps/${ctx.app.id}/logs?page_size=0`, { token: ctx.session });
@@ -727,7 +910,12 @@ describe('the documented examples, sent to the running system', () => {
     expect(refused.json().error.requestId).toBe(refused.headers['x-request-id']);
 
     const oauthError = exampleOf(document, document.components.schemas.OAuthError);
-    const wrongSecret = await postForm(ctx, '/oauth/token', { grant_type: 'client_credentials' }, { Authorization: basicOf(ctx.app.appId, 'as_not-the-secret') });
+    const wrongSecret = await postForm(
+      ctx,
+      '/oauth/token',
+      { grant_type: 'client_credentials' },
+      { Authorization: basicOf(ctx.app.appId, 'as_not-the-secret') },
+    );
     expect(wrongSecret.status).toBe(401);
     expect(shapeMismatches(document, wrongSecret.json(), oauthError, document.components.schemas.OAuthError, 'OAuthError')).toEqual([]);
     expect(wrongSecret.json()).toEqual(oauthError);

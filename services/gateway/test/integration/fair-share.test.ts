@@ -67,7 +67,11 @@ describe('fair share: rate limits per app and per address', () => {
       expect({ path, fields: [answer.headers.ratelimit, answer.headers['ratelimit-policy']] }).toEqual({ path, fields: [undefined, undefined] });
     }
     // Browsers' preflights are not counted either.
-    const preflight = await rawRequest(`${gateway.url}/playground/echo`, { method: 'OPTIONS', headers: { Origin: 'https://learner.example', 'Access-Control-Request-Method': 'PUT' }, localAddress: '127.0.0.2' });
+    const preflight = await rawRequest(`${gateway.url}/playground/echo`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://learner.example', 'Access-Control-Request-Method': 'PUT' },
+      localAddress: '127.0.0.2',
+    });
     expect(preflight.headers.ratelimit).toBeUndefined();
   });
 
@@ -80,7 +84,9 @@ describe('fair share: rate limits per app and per address', () => {
     expect(refused.headers.ratelimit).toMatch(/"app";r=0;t=1$/);
     expect(refused.json().error).toEqual({
       code: 'rate_limited',
-      message: expect.stringMatching(/^This app may make 1 request a second \(bursts of 3\), and that budget is spent\. Wait 1 s \(Retry-After\) and retry, backing off exponentially with jitter if refused again\./),
+      message: expect.stringMatching(
+        /^This app may make 1 request a second \(bursts of 3\), and that budget is spent\. Wait 1 s \(Retry-After\) and retry, backing off exponentially with jitter if refused again\./,
+      ),
       requestId: refused.headers['x-request-id'],
     });
     now += 999;
@@ -94,7 +100,9 @@ describe('fair share: rate limits per app and per address', () => {
     const answers = await inTurn(13, () => get('/playground/echo?x=1', '127.0.0.4'));
     expect(statuses(answers)).toEqual([...Array(12).fill(200), 429]);
     expect(answers.map((a) => /r=(\d+)/.exec(String(a.headers.ratelimit))![1]).slice(0, 3)).toEqual(['11', '10', '9']);
-    expect(answers[12]!.json().error.message).toMatch(/^Requests from your address \(whichever app, or none, makes them\) may make 10 requests a second \(bursts of 12\)/);
+    expect(answers[12]!.json().error.message).toMatch(
+      /^Requests from your address \(whichever app, or none, makes them\) may make 10 requests a second \(bursts of 12\)/,
+    );
     expect((await get('/playground/echo?x=1', '127.0.0.5')).status).toBe(200);
     // On an OAuth endpoint the refusal comes in RFC 6749's shape.
     const token = await rawRequest(`${gateway.url}/oauth/token`, {
@@ -118,7 +126,7 @@ describe('fair share: rate limits per app and per address', () => {
     expect((await get('/playground/echo?x=1', '127.0.0.6')).headers.ratelimit).toBe('"address";r=11;t=1');
   });
 
-  it('when a batch carries an app\'s requests, then each item spends the app\'s budget and its batch\'s address budget, like a request of its own', async () => {
+  it("when a batch carries an app's requests, then each item spends the app's budget and its batch's address budget, like a request of its own", async () => {
     now += 60_000;
     const item = { method: 'GET', path: page, headers: { 'x-api-key': limited.apiKey } };
     const batch = await rawRequest(`${gateway.url}/playground/batch`, {
@@ -190,12 +198,20 @@ describe('fair share: slow requests at once', () => {
     hold();
     // Once both hold their slots, a third slow request is refused (polled: a quick one accepted meanwhile frees its slot at once).
     const { value: refused } = await eventually(quickSlow, (res) => res.status === 429, 20_000);
-    expect(refused.json().error).toMatchObject({ code: 'too_many_slow_requests', message: expect.stringMatching(/^Your address already has 2 slow requests in flight/) });
+    expect(refused.json().error).toMatchObject({
+      code: 'too_many_slow_requests',
+      message: expect.stringMatching(/^Your address already has 2 slow requests in flight/),
+    });
     expect(refused.headers['ratelimit-policy']).toBe('"address-slow";q=2;qu="concurrent-requests"');
     expect(refused.headers.ratelimit).toBe('"address-slow";r=0');
     expect(refused.headers['retry-after']).toBeUndefined();
     // The batch and a delayed response are slow too; a response without a delay, and another address, are not held back.
-    const batch = await rawRequest(`${gateway.url}/playground/batch`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"requests":[]}', localAddress: '127.0.0.8' });
+    const batch = await rawRequest(`${gateway.url}/playground/batch`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"requests":[]}',
+      localAddress: '127.0.0.8',
+    });
     expect(batch.status).toBe(429);
     expect((await rawRequest(`${gateway.url}/playground/response?delay=5`, { localAddress: '127.0.0.8' })).status).toBe(429);
     expect((await rawRequest(`${gateway.url}/playground/response?status=204`, { localAddress: '127.0.0.8' })).status).toBe(204);

@@ -30,7 +30,6 @@ let ports: Record<string, number>;
 let dataHealthPort: number;
 const open: { close(): void }[] = [];
 
-
 /** The request message with every field at its default, as the service would decode an empty one. */
 const emptyRequest = (definition: ServiceDefinition[string]) => definition.requestDeserialize(Buffer.alloc(0)) as object;
 
@@ -47,7 +46,9 @@ async function outcomeOf(client: PromiseClient<Client>, method: string, definiti
       stream.end();
       await stream.response;
     } else {
-      await (client as unknown as Record<string, (request: object, options: object) => Promise<unknown>>)[method]!(emptyRequest(definition), { deadlineMs: 5000 });
+      await (client as unknown as Record<string, (request: object, options: object) => Promise<unknown>>)[method]!(emptyRequest(definition), {
+        deadlineMs: 5000,
+      });
     }
     return { status: GrpcStatus.OK };
   } catch (error) {
@@ -73,50 +74,66 @@ afterAll(async () => {
 });
 
 describe.each(TRANSPORTS)('every RPC of every service, over the %s transport', (transport) => {
-  it.each(SERVICES.map((s) => [s.name, s] as const))('when %s is called as each sandbox identity, then only the callers in its table get past the check', async (_name, service) => {
-    const outcomes: string[] = [];
-    const expected: string[] = [];
-    for (const caller of IDENTITIES) {
-      const client = promiseClient(service.Ctor as never, service.definition, `127.0.0.1:${service.port()}`, service.name, 5000, system.tlsAs(caller), { transport }) as PromiseClient<Client>;
-      open.push(client);
-      for (const [method, definition] of Object.entries(service.definition)) {
-        const allowed = (callers.CALLERS_BY_PATH.get(definition.path) ?? []).includes(caller as callers.Caller);
-        // Past the table an admin RPC may still refuse (operator_required: identity verifies the operator itself): that is not the table's refusal.
-        const { status, code } = await outcomeOf(client, method, definition);
-        outcomes.push(`${caller} ${method}: ${status === GrpcStatus.PERMISSION_DENIED && code === 'caller_not_allowed' ? 'refused' : 'passed'}`);
-        expected.push(`${caller} ${method}: ${allowed ? 'passed' : 'refused'}`);
+  it.each(SERVICES.map((s) => [s.name, s] as const))(
+    'when %s is called as each sandbox identity, then only the callers in its table get past the check',
+    async (_name, service) => {
+      const outcomes: string[] = [];
+      const expected: string[] = [];
+      for (const caller of IDENTITIES) {
+        const client = promiseClient(service.Ctor as never, service.definition, `127.0.0.1:${service.port()}`, service.name, 5000, system.tlsAs(caller), {
+          transport,
+        }) as PromiseClient<Client>;
+        open.push(client);
+        for (const [method, definition] of Object.entries(service.definition)) {
+          const allowed = (callers.CALLERS_BY_PATH.get(definition.path) ?? []).includes(caller as callers.Caller);
+          // Past the table an admin RPC may still refuse (operator_required: identity verifies the operator itself): that is not the table's refusal.
+          const { status, code } = await outcomeOf(client, method, definition);
+          outcomes.push(`${caller} ${method}: ${status === GrpcStatus.PERMISSION_DENIED && code === 'caller_not_allowed' ? 'refused' : 'passed'}`);
+          expected.push(`${caller} ${method}: ${allowed ? 'passed' : 'refused'}`);
+        }
       }
-    }
-    expect(outcomes).toEqual(expected);
-    // The walk saw refusals and passes both, or it proved nothing.
-    expect(new Set(outcomes.map((o) => o.split(': ')[1]))).toEqual(new Set(['refused', 'passed']));
-  }, 120_000);
+      expect(outcomes).toEqual(expected);
+      // The walk saw refusals and passes both, or it proved nothing.
+      expect(new Set(outcomes.map((o) => o.split(': ')[1]))).toEqual(new Set(['refused', 'passed']));
+    },
+    120_000,
+  );
 });
 
 describe('callers without a sandbox certificate', () => {
-  it.each(SERVICES.map((s) => [s.name, s] as const))('when %s is called in plaintext, with no client certificate, or with a certificate of another CA, then the handshake never completes', async (_name, service) => {
-    const stranger = mkdtempSync(join(tmpdir(), 'stranger-'));
-    const otherCa = await createCertificateAuthority(1);
-    // Another CA's certificate that even names the expected caller.
-    writeTlsDirectory(stranger, otherCa.cert, await otherCa.issue('gateway'));
-    const address = `127.0.0.1:${service.port()}`;
-    const attempts = {
-      plaintext: promiseClient(service.Ctor as never, service.definition, address, service.name, 3000, { tls: { mode: 'off' } }),
-      'another CA': promiseClient(service.Ctor as never, service.definition, address, service.name, 3000, { tls: { mode: 'mtls', dir: stranger, refreshMs: 60_000 } }),
-    };
-    const [method, definition] = Object.entries(service.definition)[0]!;
-    for (const [what, client] of Object.entries(attempts)) {
-      open.push(client);
-      expect({ what, status: await statusOf(client as PromiseClient<Client>, method, definition) }).toEqual({ what, status: GrpcStatus.UNAVAILABLE });
-    }
-    // A TLS client that offers no certificate at all.
-    const noCertificate = new service.Ctor(address as never, credentials.createSsl() as never, { 'grpc.ssl_target_name_override': service.name } as never) as Client & Record<string, (...args: unknown[]) => unknown>;
-    const status = await new Promise<number>((resolve) => {
-      noCertificate[method]!(emptyRequest(definition), { deadline: Date.now() + 3000 }, (error: { code: number } | null) => resolve(error ? error.code : 0));
-    });
-    noCertificate.close();
-    expect(status).toBe(GrpcStatus.UNAVAILABLE);
-  }, 60_000);
+  it.each(SERVICES.map((s) => [s.name, s] as const))(
+    'when %s is called in plaintext, with no client certificate, or with a certificate of another CA, then the handshake never completes',
+    async (_name, service) => {
+      const stranger = mkdtempSync(join(tmpdir(), 'stranger-'));
+      const otherCa = await createCertificateAuthority(1);
+      // Another CA's certificate that even names the expected caller.
+      writeTlsDirectory(stranger, otherCa.cert, await otherCa.issue('gateway'));
+      const address = `127.0.0.1:${service.port()}`;
+      const attempts = {
+        plaintext: promiseClient(service.Ctor as never, service.definition, address, service.name, 3000, { tls: { mode: 'off' } }),
+        'another CA': promiseClient(service.Ctor as never, service.definition, address, service.name, 3000, {
+          tls: { mode: 'mtls', dir: stranger, refreshMs: 60_000 },
+        }),
+      };
+      const [method, definition] = Object.entries(service.definition)[0]!;
+      for (const [what, client] of Object.entries(attempts)) {
+        open.push(client);
+        expect({ what, status: await statusOf(client as PromiseClient<Client>, method, definition) }).toEqual({ what, status: GrpcStatus.UNAVAILABLE });
+      }
+      // A TLS client that offers no certificate at all.
+      const noCertificate = new service.Ctor(
+        address as never,
+        credentials.createSsl() as never,
+        { 'grpc.ssl_target_name_override': service.name } as never,
+      ) as Client & Record<string, (...args: unknown[]) => unknown>;
+      const status = await new Promise<number>((resolve) => {
+        noCertificate[method]!(emptyRequest(definition), { deadline: Date.now() + 3000 }, (error: { code: number } | null) => resolve(error ? error.code : 0));
+      });
+      noCertificate.close();
+      expect(status).toBe(GrpcStatus.UNAVAILABLE);
+    },
+    60_000,
+  );
 });
 
 describe("a probe's health port", () => {

@@ -30,7 +30,11 @@ const ROUTES: { path: string; init?: RequestInit; status: number }[] = [
   // gateway -> oauth -> identity (VerifyBasic): an unknown client is a 401, decided by identity.
   {
     path: '/oauth/token',
-    init: { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=app_unknown&client_secret=nope' },
+    init: {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=app_unknown&client_secret=nope',
+    },
     status: 401,
   },
   { path: '/health/ready', status: 200 }, // every service's health

@@ -36,7 +36,11 @@ interface ReadyAnswer {
   sentAt: number;
   ms: number;
   status: number;
-  body: { status: string; down?: string[]; components: Record<string, { status: string; via?: string; reason?: string; checkedAt: string; ageMs: number; stale?: true }> };
+  body: {
+    status: string;
+    down?: string[];
+    components: Record<string, { status: string; via?: string; reason?: string; checkedAt: string; ageMs: number; stale?: true }>;
+  };
 }
 
 describe('/health/ready stays honest: busy is not down, down is named at once (REPLICAS=2, real stores)', () => {
@@ -81,7 +85,8 @@ describe('/health/ready stays honest: busy is not down, down is named at once (R
       const { status, body } = await ready(gateway);
       expect(status).toBe(200);
       expect(Object.keys(body.components).sort()).toEqual(['data', 'identity', 'mongodb', 'oauth', 'playground', 'redis']);
-      for (const service of ['identity', 'oauth', 'data', 'playground']) expect(body.components[service]).toMatchObject({ status: 'up', replicas: { up: 2, of: 2 } });
+      for (const service of ['identity', 'oauth', 'data', 'playground'])
+        expect(body.components[service]).toMatchObject({ status: 'up', replicas: { up: 2, of: 2 } });
       expect(body.components.mongodb).toMatchObject({ status: 'up', via: 'identity' });
       // Identity's sign-in counts are in Redis as well as oauth's tokens and the gateway's change feed.
       expect(body.components.redis).toMatchObject({ status: 'up', via: 'identity, oauth, gateway' });
@@ -108,7 +113,11 @@ describe('/health/ready stays honest: busy is not down, down is named at once (R
   });
 
   it('when the machine is busy (CPU burners and many requests through both gateways), then every answer is 200, as fast as the gateway answers anything, with the ages of its verdicts', async () => {
-    const { token } = (await apiRequest(gateways[0]!, 'POST', '/api/auth/register', { body: { email: `busy-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' } })).json();
+    const { token } = (
+      await apiRequest(gateways[0]!, 'POST', '/api/auth/register', {
+        body: { email: `busy-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' },
+      })
+    ).json();
     const app = (await apiRequest(gateways[0]!, 'POST', '/api/apps', { token, body: { name: 'busy' } })).json();
     const burners: ChildProcess[] = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
     const stopAt = Date.now() + 12_000;
@@ -116,7 +125,12 @@ describe('/health/ready stays honest: busy is not down, down is named at once (R
     const requests = [
       (g: string) => rawRequest(`${g}/playground/data/hr/employees?page=1&page_size=50`, { headers: { 'x-api-key': app.apiKey } }),
       (g: string) => apiRequest(g, 'GET', '/api/apps', { token }),
-      (g: string) => rawRequest(`${g}/playground/echo?load=1`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(20_000) }) }),
+      (g: string) =>
+        rawRequest(`${g}/playground/echo?load=1`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ pad: 'x'.repeat(20_000) }),
+        }),
       // A wrong password: a full password hash in identity, and a count in its Redis.
       (g: string) => apiRequest(g, 'POST', '/api/auth/login', { body: { email: `nobody-${randomBytes(3).toString('hex')}@example.com`, password: 'wrong' } }),
     ];
@@ -211,7 +225,11 @@ describe('/health/ready stays honest: busy is not down, down is named at once (R
       const [address] = identityAddresses();
       const client = promiseClient(health.HealthClient, health.HealthService, address!, 'identity', 5000, system.tlsAs('gateway'));
       try {
-        const said = await eventually(() => client.check({ service: 'redis' }), (answer) => answer.status === NOT_SERVING, BOUND.storeStoppedMs * 2);
+        const said = await eventually(
+          () => client.check({ service: 'redis' }),
+          (answer) => answer.status === NOT_SERVING,
+          BOUND.storeStoppedMs * 2,
+        );
         expect(said.value.status).toBe(NOT_SERVING);
       } finally {
         client.close();

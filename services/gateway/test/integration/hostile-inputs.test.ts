@@ -1,13 +1,4 @@
-import {
-  createApp,
-  rawRequest,
-  rawSocketSession,
-  registerUser,
-  startSystem,
-  type CreatedApp,
-  type RawResponse,
-  type RunningSystem,
-} from '@sandbox/testing';
+import { createApp, rawRequest, rawSocketSession, registerUser, startSystem, type CreatedApp, type RawResponse, type RunningSystem } from '@sandbox/testing';
 import type { BodyMode, Route } from '../../src/http/route';
 import { routeTable } from '../../src/openapi/offline-document';
 
@@ -20,17 +11,75 @@ const routeRows = (): Route[] => routeTable();
  * The standard bad bodies, each with the body modes that must refuse it and
  * the status they must refuse it with (a raw or stream route takes any bytes).
  */
-const BAD_BODIES: { what: string; modes: BodyMode[]; contentType: string; body: Buffer; status: number; code: string; extraHeaders?: Record<string, string> }[] = [
-  { what: 'JSON whose bytes are not UTF-8', modes: ['json'], contentType: 'application/json', body: Buffer.from('{"name":"a\xff\xfe"}', 'latin1'), status: 400, code: 'invalid_utf8' },
-  { what: 'a form whose bytes are not UTF-8', modes: ['form'], contentType: 'application/x-www-form-urlencoded', body: Buffer.from('name=a\xff\xfe', 'latin1'), status: 400, code: 'invalid_utf8' },
+const BAD_BODIES: {
+  what: string;
+  modes: BodyMode[];
+  contentType: string;
+  body: Buffer;
+  status: number;
+  code: string;
+  extraHeaders?: Record<string, string>;
+}[] = [
+  {
+    what: 'JSON whose bytes are not UTF-8',
+    modes: ['json'],
+    contentType: 'application/json',
+    body: Buffer.from('{"name":"a\xff\xfe"}', 'latin1'),
+    status: 400,
+    code: 'invalid_utf8',
+  },
+  {
+    what: 'a form whose bytes are not UTF-8',
+    modes: ['form'],
+    contentType: 'application/x-www-form-urlencoded',
+    body: Buffer.from('name=a\xff\xfe', 'latin1'),
+    status: 400,
+    code: 'invalid_utf8',
+  },
   { what: 'malformed JSON', modes: ['json'], contentType: 'application/json', body: Buffer.from('{"name":'), status: 400, code: 'malformed_body' },
   { what: 'a JSON array', modes: ['json'], contentType: 'application/json', body: Buffer.from('[1,2]'), status: 400, code: 'invalid_body' },
-  { what: 'a form body where JSON is read', modes: ['json'], contentType: 'application/x-www-form-urlencoded', body: Buffer.from('name=a&email=b'), status: 400, code: 'invalid_body' },
-  { what: 'a JSON body where a form is read', modes: ['form'], contentType: 'application/json', body: Buffer.from('{"a":1}'), status: 400, code: 'invalid_body' },
+  {
+    what: 'a form body where JSON is read',
+    modes: ['json'],
+    contentType: 'application/x-www-form-urlencoded',
+    body: Buffer.from('name=a&email=b'),
+    status: 400,
+    code: 'invalid_body',
+  },
+  {
+    what: 'a JSON body where a form is read',
+    modes: ['form'],
+    contentType: 'application/json',
+    body: Buffer.from('{"a":1}'),
+    status: 400,
+    code: 'invalid_body',
+  },
   { what: 'plain text', modes: ['json', 'form'], contentType: 'text/plain', body: Buffer.from('hello'), status: 400, code: 'invalid_body' },
-  { what: 'a latin-1 JSON body', modes: ['json'], contentType: 'application/json; charset=iso-8859-1', body: Buffer.from('{}'), status: 415, code: 'unsupported_charset' },
-  { what: 'a latin-1 form body', modes: ['form'], contentType: 'application/x-www-form-urlencoded; charset=iso-8859-1', body: Buffer.from('a=1'), status: 415, code: 'unsupported_charset' },
-  { what: 'a gzip body', modes: ['json', 'form', 'raw'], contentType: 'application/json', body: Buffer.from([0x1f, 0x8b, 8, 0]), status: 415, code: 'unsupported_encoding', extraHeaders: { 'Content-Encoding': 'gzip' } },
+  {
+    what: 'a latin-1 JSON body',
+    modes: ['json'],
+    contentType: 'application/json; charset=iso-8859-1',
+    body: Buffer.from('{}'),
+    status: 415,
+    code: 'unsupported_charset',
+  },
+  {
+    what: 'a latin-1 form body',
+    modes: ['form'],
+    contentType: 'application/x-www-form-urlencoded; charset=iso-8859-1',
+    body: Buffer.from('a=1'),
+    status: 415,
+    code: 'unsupported_charset',
+  },
+  {
+    what: 'a gzip body',
+    modes: ['json', 'form', 'raw'],
+    contentType: 'application/json',
+    body: Buffer.from([0x1f, 0x8b, 8, 0]),
+    status: 415,
+    code: 'unsupported_encoding',
+    extraHeaders: { 'Content-Encoding': 'gzip' },
+  },
 ];
 
 describe('hostile inputs, sent to every route row that reads a body', () => {
@@ -46,7 +95,11 @@ describe('hostile inputs, sent to every route row that reads a body', () => {
     system = await startSystem({ OPERATOR_EMAILS: OPERATOR });
     session = await registerUser(system.baseUrl);
     app = await createApp(system.baseUrl, session);
-    const operator = await rawRequest(`${system.baseUrl}/api/auth/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: OPERATOR, password: 'correct horse battery' }) });
+    const operator = await rawRequest(`${system.baseUrl}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: OPERATOR, password: 'correct horse battery' }),
+    });
     operatorSession = operator.json().token;
   });
   afterAll(async () => system?.stop());
@@ -64,7 +117,10 @@ describe('hostile inputs, sent to every route row that reads a body', () => {
   });
 
   const expectRefusal = (res: RawResponse, row: Route, status: number, code: string) => {
-    expect({ status: res.status, code: row.errors === 'api' ? res.json().error?.code : res.json().error }).toEqual({ status, code: row.errors === 'api' ? code : 'invalid_request' });
+    expect({ status: res.status, code: row.errors === 'api' ? res.json().error?.code : res.json().error }).toEqual({
+      status,
+      code: row.errors === 'api' ? code : 'invalid_request',
+    });
     if (row.errors === 'api') expect(res.json().error.requestId).toBe(res.headers['x-request-id']);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   };
@@ -78,7 +134,11 @@ describe('hostile inputs, sent to every route row that reads a body', () => {
     for (const row of rows.filter((r) => bad.modes.includes(r.body))) {
       const { path, headers } = target(row);
       for (const method of row.methods) {
-        const res = await rawRequest(`${system.baseUrl}${path}`, { method, headers: { ...headers, 'Content-Type': bad.contentType, ...bad.extraHeaders }, body: bad.body });
+        const res = await rawRequest(`${system.baseUrl}${path}`, {
+          method,
+          headers: { ...headers, 'Content-Type': bad.contentType, ...bad.extraHeaders },
+          body: bad.body,
+        });
         expectRefusal(res, row, bad.status, bad.code);
       }
     }
@@ -132,7 +192,9 @@ describe('hostile requests at the edge, whatever the route', () => {
   });
 
   it('an absolute-form request target is a clear 400, and the log keeps the path only', async () => {
-    const res = await exchange('GET http://evil.example/health?api_key=ak_secret_in_target HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\nX-Request-Id: abs-form-1\r\n\r\n');
+    const res = await exchange(
+      'GET http://evil.example/health?api_key=ak_secret_in_target HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\nX-Request-Id: abs-form-1\r\n\r\n',
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request_target');
     const line = await waitForLogLine(system, 'abs-form-1');

@@ -5,7 +5,18 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { apiRequest, createApp, eventually, rawRequest, rawSocketSession, registerUser, runPythonScript, startSystem, type CreatedApp, type RunningSystem } from '@sandbox/testing';
+import {
+  apiRequest,
+  createApp,
+  eventually,
+  rawRequest,
+  rawSocketSession,
+  registerUser,
+  runPythonScript,
+  startSystem,
+  type CreatedApp,
+  type RunningSystem,
+} from '@sandbox/testing';
 
 jest.setTimeout(120_000);
 const run = promisify(execFile);
@@ -33,7 +44,11 @@ describe('HTTP practice', () => {
       const array = await apiRequest(system.baseUrl, 'POST', '/playground/echo', { body: '[1,2]', headers: { 'Content-Type': 'application/json' } });
       expect(array.status).toBe(400);
       expect(array.json().error.message).toMatch(/array/);
-      const form = await rawRequest(url('/playground/echo'), { method: 'PUT', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'x=1&x=2&y=z' });
+      const form = await rawRequest(url('/playground/echo'), {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'x=1&x=2&y=z',
+      });
       expect(form.json()).toMatchObject({ method: 'PUT', bodyKind: 'form', body: { x: ['1', '2'], y: 'z' } });
       const text = await rawRequest(url('/playground/echo'), { method: 'PATCH', headers: { 'Content-Type': 'text/plain' }, body: 'plain words' });
       expect(text.json()).toMatchObject({ bodyKind: 'text', body: 'plain words' });
@@ -75,7 +90,11 @@ describe('HTTP practice', () => {
         }, 500);
       });
       const line = await eventually(
-        async () => system.output().split('\n').find((l) => l.includes('delay ended early') && l.includes(requestId)),
+        async () =>
+          system
+            .output()
+            .split('\n')
+            .find((l) => l.includes('delay ended early') && l.includes(requestId)),
         (found) => found !== undefined,
         10_000,
       );
@@ -90,7 +109,15 @@ describe('HTTP practice', () => {
       [307, 'POST'],
       [308, 'POST'],
     ])('a POST through a %d chain arrives as %s with curl -L, which follows as browsers do', async (status, arrived) => {
-      const { stdout } = await run('curl', ['-s', '-L', '-H', 'Content-Type: application/json', '-d', '{"a":1}', url(`/playground/redirect?n=3&status=${status}`)]);
+      const { stdout } = await run('curl', [
+        '-s',
+        '-L',
+        '-H',
+        'Content-Type: application/json',
+        '-d',
+        '{"a":1}',
+        url(`/playground/redirect?n=3&status=${status}`),
+      ]);
       const final = JSON.parse(stdout);
       // Three redirects, then the request that got the 200: four entries, each with the method as it arrived.
       expect(final.trail.map((t: { answered: number }) => t.answered)).toEqual([status, status, status, 200]);
@@ -119,7 +146,10 @@ describe('HTTP practice', () => {
       const dir = mkdtempSync(join(tmpdir(), 'upload-'));
       const file = join(dir, 'data.bin');
       writeFileSync(file, randomBytes(300_000));
-      const [{ stdout }, { stdout: sum }] = await Promise.all([run('curl', ['-s', '-F', `doc=@${file}`, '-F', 'note=hello', url('/playground/upload')]), run('sha256sum', [file])]);
+      const [{ stdout }, { stdout: sum }] = await Promise.all([
+        run('curl', ['-s', '-F', `doc=@${file}`, '-F', 'note=hello', url('/playground/upload')]),
+        run('sha256sum', [file]),
+      ]);
       const summary = JSON.parse(stdout);
       expect(summary.parts).toEqual([
         expect.objectContaining({ type: 'file', name: 'doc', filename: 'data.bin', size: 300_000, sha256: sum.split(' ')[0] }),
@@ -146,7 +176,11 @@ describe('HTTP practice', () => {
         expect(parts).toEqual(expected);
         peaks.push(peak);
       }
-      console.log(`RSS (MiB) before and at the peak of each of four 24 MiB uploads: ${Object.keys(watched).map((n) => `${n} ${before[n].toFixed(1)} -> ${peaks.map((p) => p[n].toFixed(1)).join(', ')}`).join('; ')}`);
+      console.log(
+        `RSS (MiB) before and at the peak of each of four 24 MiB uploads: ${Object.keys(watched)
+          .map((n) => `${n} ${before[n].toFixed(1)} -> ${peaks.map((p) => p[n].toFixed(1)).join(', ')}`)
+          .join('; ')}`,
+      );
       for (const name of Object.keys(watched)) {
         // Freed buffers are returned to the system only after a collection, and Node 24's V8 collects later than
         // Node 20's did (seen here: gateway 130 -> 184, 197, 195; playground 84 -> 110, 138, 139), so the first two
@@ -204,7 +238,12 @@ describe('HTTP practice', () => {
       });
       // A misspelt "headers" would have sent the item without its credential; it is refused instead, and the batch goes on.
       const res = await apiRequest(system.baseUrl, 'POST', '/playground/batch', {
-        body: { requests: [{ method: 'GET', path: '/playground/auth/api-key', hedaers: { 'x-api-key': app.apiKey } }, { method: 'GET', path: '/health' }] },
+        body: {
+          requests: [
+            { method: 'GET', path: '/playground/auth/api-key', hedaers: { 'x-api-key': app.apiKey } },
+            { method: 'GET', path: '/health' },
+          ],
+        },
       });
       expect(res.status).toBe(200);
       const [misspelt, fine] = res.json() as { status: number; body: { error?: { code: string; message: string } } }[];
@@ -218,7 +257,9 @@ describe('HTTP practice', () => {
       expect((await apiRequest(system.baseUrl, 'POST', '/playground/batch', { body: { requests: many } })).status).toBe(400);
       const session = await registerUser(system.baseUrl);
       const own = await createApp(system.baseUrl, session, { scopes: ['hr:read'] });
-      await apiRequest(system.baseUrl, 'POST', '/playground/batch', { body: { requests: [{ method: 'GET', path: '/playground/auth/api-key', headers: { 'x-api-key': own.apiKey } }] } });
+      await apiRequest(system.baseUrl, 'POST', '/playground/batch', {
+        body: { requests: [{ method: 'GET', path: '/playground/auth/api-key', headers: { 'x-api-key': own.apiKey } }] },
+      });
       await eventually(
         async () => (await apiRequest(system.baseUrl, 'GET', `/api/apps/${own.id}/logs`, { token: session })).json().entries as { path: string }[],
         (entries) => entries.some((e) => e.path === '/playground/auth/api-key'),
@@ -262,7 +303,10 @@ function uploadThreeFiles(target: string, sample: () => void): Promise<{ parts: 
     let sent = 0;
     const pump = () => {
       while (file < hashes.length) {
-        if (sent === 0) req.write(`--${boundary}\r\nContent-Disposition: form-data; name="f${file}"; filename="f${file}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+        if (sent === 0)
+          req.write(
+            `--${boundary}\r\nContent-Disposition: form-data; name="f${file}"; filename="f${file}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+          );
         const piece = chunk.subarray(0, Math.min(chunk.length, fileSize - sent));
         hashes[file].update(piece);
         sent += piece.length;

@@ -120,7 +120,12 @@ describe('metrics, scraped from every process after some traffic', () => {
     const get = (path: string, headers: Record<string, string> = {}) => rawRequest(`${system.baseUrl}${path}`, { headers });
 
     // The same page three times (a miss, then hits), and another page once.
-    for (const path of ['/playground/data/stocks/candles?page=1&page_size=5', '/playground/data/stocks/candles?page=1&page_size=5', '/playground/data/stocks/candles?page=1&page_size=5', '/playground/data/hr/employees?page_size=3']) {
+    for (const path of [
+      '/playground/data/stocks/candles?page=1&page_size=5',
+      '/playground/data/stocks/candles?page=1&page_size=5',
+      '/playground/data/stocks/candles?page=1&page_size=5',
+      '/playground/data/hr/employees?page_size=3',
+    ]) {
       expect((await get(path, { 'x-api-key': app.apiKey })).status).toBe(200);
       sent.pages++;
     }
@@ -156,7 +161,10 @@ describe('metrics, scraped from every process after some traffic', () => {
     expect(authorize.status).toBe(302);
     const token = await rawRequest(`${system.baseUrl}/oauth/token`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}` },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`,
+      },
       body: 'grant_type=client_credentials',
     });
     expect(token.status).toBe(200);
@@ -195,7 +203,10 @@ describe('metrics, scraped from every process after some traffic', () => {
     expect(counters.length).toBeGreaterThan(5);
     for (const counter of counters) {
       const { route, method, status } = counter.labels;
-      expect({ ...counter.labels, count: value(gateway, 'sandbox_http_request_duration_seconds_count', { route, method, status }) }).toEqual({ ...counter.labels, count: counter.value });
+      expect({ ...counter.labels, count: value(gateway, 'sandbox_http_request_duration_seconds_count', { route, method, status }) }).toEqual({
+        ...counter.labels,
+        count: counter.value,
+      });
       expect(value(gateway, 'sandbox_http_request_duration_seconds_bucket', { route, method, status, le: '+Inf' })).toBe(counter.value);
       expect(value(gateway, 'sandbox_http_request_duration_seconds_sum', { route, method, status })).toBeGreaterThan(0);
       // The largest finite bucket is 120 s: nothing here waited that long.

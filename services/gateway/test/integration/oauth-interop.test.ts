@@ -21,7 +21,9 @@ describe('OAuth with third-party clients', () => {
     system = await startSystem({ REDIS_URL: requireStoreUrls().redisUrl });
     const session = await registerUser(system.baseUrl);
     app = await createApp(system.baseUrl, session, { scopes: ['hr:read', 'stocks:read'] });
-    expect((await apiRequest(system.baseUrl, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token: session, body: { redirectUris: [REDIRECT] } })).status).toBe(200);
+    expect((await apiRequest(system.baseUrl, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token: session, body: { redirectUris: [REDIRECT] } })).status).toBe(
+      200,
+    );
   });
   afterAll(async () => system?.stop());
 
@@ -72,20 +74,38 @@ describe('OAuth with third-party clients', () => {
       const tokens = await oauth.processAuthorizationCodeResponse(as, client, codeResponse);
       expect(tokens.refresh_token).toEqual(expect.any(String));
 
-      const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, INSECURE));
+      const refreshed = await oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, INSECURE),
+      );
       expect(refreshed.access_token).not.toBe(tokens.access_token);
 
-      const introspection = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, INSECURE));
+      const introspection = await oauth.processIntrospectionResponse(
+        as,
+        client,
+        await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, INSECURE),
+      );
       expect(introspection).toMatchObject({ active: true, client_id: app.appId, scope: 'hr:read' });
 
       await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, refreshed.access_token, INSECURE));
-      const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, INSECURE));
+      const after = await oauth.processIntrospectionResponse(
+        as,
+        client,
+        await oauth.introspectionRequest(as, client, clientAuth, refreshed.access_token, INSECURE),
+      );
       expect(after.active).toBe(false);
     });
   });
 
   it('Python requests-oauthlib: OAuth 1.0a three legs with HMAC-SHA1 and a protected call; OAuth 2.0 client credentials, code + PKCE and refresh', async () => {
-    const result = await runPythonScript<Record<string, Record<string, unknown>>>('oauth_flows.py', [system.baseUrl, app.appId, app.appSecret, app.apiKey, REDIRECT]);
+    const result = await runPythonScript<Record<string, Record<string, unknown>>>('oauth_flows.py', [
+      system.baseUrl,
+      app.appId,
+      app.appSecret,
+      app.apiKey,
+      REDIRECT,
+    ]);
     expect(result.oauth1).toMatchObject({
       callback_confirmed: 'true',
       protected_status: 200,

@@ -66,8 +66,15 @@ describe('OAuth 1.0a through the gateway', () => {
 
   it('a bad signature is 401 signature_invalid with the base string the server built, never a secret', async () => {
     const url = `${system.baseUrl}/oauth1/request_token`;
-    const wrong = new OAuth({ consumer: { key: app.appId, secret: 'ak_not_the_key' }, signature_method: 'HMAC-SHA1', hash_function: (b, k) => createHmac('sha1', k).update(b).digest('base64') });
-    const res = await rawRequest(url, { method: 'POST', headers: { Authorization: wrong.toHeader(wrong.authorize({ url, method: 'POST', data: { oauth_callback: 'oob' } })).Authorization } });
+    const wrong = new OAuth({
+      consumer: { key: app.appId, secret: 'ak_not_the_key' },
+      signature_method: 'HMAC-SHA1',
+      hash_function: (b, k) => createHmac('sha1', k).update(b).digest('base64'),
+    });
+    const res = await rawRequest(url, {
+      method: 'POST',
+      headers: { Authorization: wrong.toHeader(wrong.authorize({ url, method: 'POST', data: { oauth_callback: 'oob' } })).Authorization },
+    });
     expect(res.status).toBe(401);
     expect(res.json().error.code).toBe('signature_invalid');
     expect(res.json().error.message).toContain(`POST&${encodeURIComponent(url)}&`);
@@ -83,7 +90,9 @@ describe('OAuth 1.0a through the gateway', () => {
 
     const access = await threeLegs();
     const url = `${system.baseUrl}/playground/auth/oauth1`;
-    const authorization = signer().toHeader(signer().authorize({ url, method: 'GET' }, { key: access.oauth_token, secret: access.oauth_token_secret })).Authorization;
+    const authorization = signer().toHeader(
+      signer().authorize({ url, method: 'GET' }, { key: access.oauth_token, secret: access.oauth_token_secret }),
+    ).Authorization;
     expect((await rawRequest(url, { headers: { Authorization: authorization } })).status).toBe(200);
     const replay = await rawRequest(url, { headers: { Authorization: authorization } });
     expect(replay.status).toBe(401);
@@ -91,7 +100,10 @@ describe('OAuth 1.0a through the gateway', () => {
   });
 
   it('a missing protocol parameter is 400 parameter_absent, naming it', async () => {
-    const res = await rawRequest(`${system.baseUrl}/oauth1/request_token`, { method: 'POST', headers: { Authorization: `OAuth oauth_consumer_key="${app.appId}"` } });
+    const res = await rawRequest(`${system.baseUrl}/oauth1/request_token`, {
+      method: 'POST',
+      headers: { Authorization: `OAuth oauth_consumer_key="${app.appId}"` },
+    });
     expect(res.status).toBe(400);
     expect(res.json().error.code).toBe('parameter_absent');
     expect(res.json().error.message).toContain('oauth_signature');

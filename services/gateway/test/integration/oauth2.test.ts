@@ -27,7 +27,11 @@ describe('OAuth 2.0 through the gateway', () => {
   let app: CreatedApp;
 
   const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-    rawRequest(`${system.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: form(fields) });
+    rawRequest(`${system.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+      body: form(fields),
+    });
   const token = (fields: Record<string, string>, headers: Record<string, string> = {}) => post('/oauth/token', fields, headers);
   const clientCredentials = async (scope?: string) => {
     const res = await token({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }, { Authorization: basic(app.appId, app.appSecret) });
@@ -40,14 +44,19 @@ describe('OAuth 2.0 through the gateway', () => {
   };
   /** The authorize step of the code flow, with the 302 read by hand; resolves to the redirect's parameters. */
   const authorize = async (params: Record<string, string>) => {
-    const res = await rawRequest(`${system.baseUrl}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, ...params })}`);
+    const res = await rawRequest(
+      `${system.baseUrl}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, ...params })}`,
+    );
     expect(res.status).toBe(302);
     return new URL(res.headers.location as string).searchParams;
   };
   const codeFlow = async (scope = 'hr:read') => {
     const verifier = randomBytes(32).toString('base64url');
     const code = (await authorize({ scope, state: 'st-1', code_challenge: s256(verifier), code_challenge_method: 'S256' })).get('code')!;
-    const res = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, { Authorization: basic(app.appId, app.appSecret) });
+    const res = await token(
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+      { Authorization: basic(app.appId, app.appSecret) },
+    );
     expect(res.status).toBe(200);
     return { code, verifier, tokens: res.json() };
   };
@@ -81,7 +90,11 @@ describe('OAuth 2.0 through the gateway', () => {
     it('the access token is an RFC 9068 JWT, verifiable with the published JWKS named in the metadata', async () => {
       const access = await clientCredentials('hr:read');
       const metadata = (await rawRequest(`${system.baseUrl}/.well-known/oauth-authorization-server`)).json();
-      expect(metadata).toMatchObject({ issuer: system.baseUrl, token_endpoint: `${system.baseUrl}/oauth/token`, jwks_uri: `${system.baseUrl}/.well-known/jwks.json` });
+      expect(metadata).toMatchObject({
+        issuer: system.baseUrl,
+        token_endpoint: `${system.baseUrl}/oauth/token`,
+        jwks_uri: `${system.baseUrl}/.well-known/jwks.json`,
+      });
       const jwks = (await rawRequest(metadata.jwks_uri)).json();
       const { payload, protectedHeader } = await jwtVerify(access, createLocalJWKSet(jwks), { issuer: system.baseUrl, typ: 'at+jwt' });
       expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: jwks.keys[0].kid });
@@ -101,8 +114,16 @@ describe('OAuth 2.0 through the gateway', () => {
       expectOAuthError(await token({ grant_type: 'client_credentials', client_id: app.appId, client_secret: app.appSecret }, auth), 400, 'invalid_request');
       expectOAuthError(await token({ grant_type: 'password' }, auth), 400, 'unsupported_grant_type');
       expectOAuthError(await token({ grant_type: 'client_credentials', scope: 'cricket:read' }, auth), 400, 'invalid_scope');
-      expectOAuthError(await token({ grant_type: 'client_credentials', scope: 'hr:read' }, { ...auth, 'Content-Type': 'application/json' }), 400, 'invalid_request');
-      const twice = await rawRequest(`${system.baseUrl}/oauth/token`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&scope=hr:read&scope=stocks:read' });
+      expectOAuthError(
+        await token({ grant_type: 'client_credentials', scope: 'hr:read' }, { ...auth, 'Content-Type': 'application/json' }),
+        400,
+        'invalid_request',
+      );
+      const twice = await rawRequest(`${system.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&scope=hr:read&scope=stocks:read',
+      });
       expectOAuthError(twice, 400, 'invalid_request');
     });
   });
@@ -113,7 +134,9 @@ describe('OAuth 2.0 through the gateway', () => {
       const me = await rawRequest(`${system.baseUrl}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${access}` } });
       expect(me.status).toBe(200);
       expect(me.json()).toMatchObject({ authenticated: true, style: 'oauth2', app: { appId: app.appId }, scopes: ['hr:read'] });
-      expect((await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page_size=2`, { headers: { Authorization: `Bearer ${access}` } })).status).toBe(200);
+      expect((await rawRequest(`${system.baseUrl}/playground/data/hr/employees?page_size=2`, { headers: { Authorization: `Bearer ${access}` } })).status).toBe(
+        200,
+      );
     });
 
     it('outside its scope: 403 with the RFC 6750 insufficient_scope challenge naming the scope', async () => {
@@ -132,10 +155,14 @@ describe('OAuth 2.0 through the gateway', () => {
 
   describe('authorization code with PKCE', () => {
     it('an unknown client or an unregistered redirect URI is a 400 that never redirects', async () => {
-      const unknown = await rawRequest(`${system.baseUrl}/oauth/authorize?response_type=code&client_id=app_nobody&redirect_uri=${encodeURIComponent(REDIRECT)}`);
+      const unknown = await rawRequest(
+        `${system.baseUrl}/oauth/authorize?response_type=code&client_id=app_nobody&redirect_uri=${encodeURIComponent(REDIRECT)}`,
+      );
       expect(unknown.status).toBe(400);
       expect(unknown.headers.location).toBeUndefined();
-      const elsewhere = await rawRequest(`${system.baseUrl}/oauth/authorize?response_type=code&client_id=${app.appId}&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`);
+      const elsewhere = await rawRequest(
+        `${system.baseUrl}/oauth/authorize?response_type=code&client_id=${app.appId}&redirect_uri=${encodeURIComponent('https://evil.example/cb')}`,
+      );
       expect(elsewhere.status).toBe(400);
       expect(elsewhere.headers.location).toBeUndefined();
       expect(elsewhere.json().error_description).toMatch(/1 registered/);
@@ -151,25 +178,41 @@ describe('OAuth 2.0 through the gateway', () => {
 
     it('a code is redeemed once with its verifier; the tokens include a refresh token', async () => {
       const { tokens } = await codeFlow();
-      expect(tokens).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: expect.any(Number), scope: 'hr:read', refresh_token: expect.any(String) });
+      expect(tokens).toEqual({
+        access_token: expect.any(String),
+        token_type: 'Bearer',
+        expires_in: expect.any(Number),
+        scope: 'hr:read',
+        refresh_token: expect.any(String),
+      });
     });
 
     it('a wrong verifier is invalid_grant and says what S256 of it gave', async () => {
       const verifier = randomBytes(32).toString('base64url');
       const code = (await authorize({ code_challenge: s256(verifier), code_challenge_method: 'S256' })).get('code')!;
       const wrong = randomBytes(32).toString('base64url');
-      const res = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: wrong }, { Authorization: basic(app.appId, app.appSecret) });
+      const res = await token(
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: wrong },
+        { Authorization: basic(app.appId, app.appSecret) },
+      );
       expectOAuthError(res, 400, 'invalid_grant');
       expect(res.json().error_description).toContain(s256(wrong));
     });
 
     it('a second redemption of a code is invalid_grant and revokes the tokens of the first', async () => {
       const { code, verifier, tokens } = await codeFlow();
-      const again = await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, { Authorization: basic(app.appId, app.appSecret) });
+      const again = await token(
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+        { Authorization: basic(app.appId, app.appSecret) },
+      );
       expectOAuthError(again, 400, 'invalid_grant');
       const introspected = await post('/oauth/introspect', { token: tokens.access_token });
       expect(introspected.json()).toEqual({ active: false });
-      expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { Authorization: basic(app.appId, app.appSecret) }), 400, 'invalid_grant');
+      expectOAuthError(
+        await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { Authorization: basic(app.appId, app.appSecret) }),
+        400,
+        'invalid_grant',
+      );
     });
 
     it('refresh tokens rotate; presenting a used one is invalid_grant and revokes the whole family', async () => {
@@ -188,7 +231,14 @@ describe('OAuth 2.0 through the gateway', () => {
       const access = await clientCredentials('hr:read');
       const live = await post('/oauth/introspect', { token: access });
       expect(live.status).toBe(200);
-      expect(live.json()).toMatchObject({ active: true, client_id: app.appId, scope: 'hr:read', token_type: 'Bearer', exp: expect.any(Number), iat: expect.any(Number) });
+      expect(live.json()).toMatchObject({
+        active: true,
+        client_id: app.appId,
+        scope: 'hr:read',
+        token_type: 'Bearer',
+        exp: expect.any(Number),
+        iat: expect.any(Number),
+      });
       expect((await post('/oauth/introspect', { token: 'not-a-token' })).json()).toEqual({ active: false });
       expectOAuthError(await post('/oauth/introspect', {}), 400, 'invalid_request');
     });
@@ -234,12 +284,23 @@ describe('OAuth 2.0 through the gateway', () => {
     expect((await token({ grant_type: 'client_credentials' }, { Authorization: basic(logged.appId, logged.appSecret) })).status).toBe(200);
     expect((await token({ grant_type: 'client_credentials' }, { Authorization: basic(logged.appId, 'as_wrong') })).status).toBe(401);
     const entries = await eventually(
-      async () => (await apiRequest(system.baseUrl, 'GET', `/api/apps/${logged.id}/logs`, { token: session })).json().entries as { path: string; status: number; authStyle: string; failure?: string }[],
+      async () =>
+        (await apiRequest(system.baseUrl, 'GET', `/api/apps/${logged.id}/logs`, { token: session })).json().entries as {
+          path: string;
+          status: number;
+          authStyle: string;
+          failure?: string;
+        }[],
       (list) => list.filter((e) => e.path === '/oauth/token').length >= 2,
       10_000,
     );
     const calls = entries.value.filter((e) => e.path === '/oauth/token');
-    expect(calls.map((e) => [e.status, e.authStyle])).toEqual(expect.arrayContaining([[200, 'oauth2'], [401, 'oauth2']]));
+    expect(calls.map((e) => [e.status, e.authStyle])).toEqual(
+      expect.arrayContaining([
+        [200, 'oauth2'],
+        [401, 'oauth2'],
+      ]),
+    );
     expect(calls.find((e) => e.status === 401)?.failure).toMatch(/^invalid_client: /);
   });
 
@@ -251,7 +312,8 @@ describe('OAuth 2.0 through the gateway', () => {
       });
       const metadata = res.json();
       expect(metadata.issuer).toBe('https://class.example.org/sandbox');
-      for (const [name, value] of Object.entries(metadata)) if (name.endsWith('_endpoint') || name === 'jwks_uri') expect(value).toMatch(/^https:\/\/class\.example\.org\/sandbox\//);
+      for (const [name, value] of Object.entries(metadata))
+        if (name.endsWith('_endpoint') || name === 'jwks_uri') expect(value).toMatch(/^https:\/\/class\.example\.org\/sandbox\//);
     } finally {
       await proxied.stop();
     }

@@ -37,20 +37,26 @@ describe('the data examples of the OpenAPI document', () => {
     }
   });
 
-  it.each(Object.entries(DATA_EXAMPLE_COMPONENTS))('when the request of the %s example is sent, then the data service answers exactly the example', async (id, key) => {
-    const { request } = examples![key];
-    const schemas = (await asExamplesSeeIt('/openapi.json')).json().components.schemas as Schemas;
-    const res = await asExamplesSeeIt(`/playground/data${request.path}${request.query ? `?${request.query}` : ''}`, { 'x-api-key': app.apiKey });
-    expect(res.status).toBe(200);
-    expect(schemas[id]!.example).toEqual(res.json());
-  });
+  it.each(Object.entries(DATA_EXAMPLE_COMPONENTS))(
+    'when the request of the %s example is sent, then the data service answers exactly the example',
+    async (id, key) => {
+      const { request } = examples![key];
+      const schemas = (await asExamplesSeeIt('/openapi.json')).json().components.schemas as Schemas;
+      const res = await asExamplesSeeIt(`/playground/data${request.path}${request.query ? `?${request.query}` : ''}`, { 'x-api-key': app.apiKey });
+      expect(res.status).toBe(200);
+      expect(schemas[id]!.example).toEqual(res.json());
+    },
+  );
 
   it('when a learner reads the examples, then they carry the data as it is: the reference date, the row counts, ids as strings', async () => {
     const catalog = (await rawRequest(`${system.baseUrl}/playground/data`)).json();
     const schemas = (await asExamplesSeeIt('/openapi.json')).json().components.schemas as Schemas;
     const documented = schemas.DataCatalog!.example as typeof catalog;
     expect(documented.reference_date).toBe(catalog.reference_date);
-    const rows = (c: typeof catalog) => Object.fromEntries(c.packs.flatMap((p: { name: string; entities: { name: string; rows: number }[] }) => p.entities.map((e) => [`${p.name}/${e.name}`, e.rows])));
+    const rows = (c: typeof catalog) =>
+      Object.fromEntries(
+        c.packs.flatMap((p: { name: string; entities: { name: string; rows: number }[] }) => p.entities.map((e) => [`${p.name}/${e.name}`, e.rows])),
+      );
     expect(rows(documented)).toEqual(rows(catalog));
     const page = schemas.Page!.example as { data: { id: unknown }[] };
     expect(page.data.length).toBeGreaterThan(0);

@@ -48,7 +48,9 @@ function formProblems(document: Json, res: RawResponse, method: string, path: st
   const schema = document.paths[path]?.[method.toLowerCase()]?.responses[String(res.status)]?.content?.[FORM_TYPE]?.schema;
   if (!schema) return []; // the shared checker has said the media type is not documented
   const validate = new Ajv2020({ strict: false }).compile(schema);
-  return validate(Object.fromEntries(new URLSearchParams(res.body))) ? [] : [`the ${FORM_TYPE} body does not match its schema: ${JSON.stringify(validate.errors?.[0])}`];
+  return validate(Object.fromEntries(new URLSearchParams(res.body)))
+    ? []
+    : [`the ${FORM_TYPE} body does not match its schema: ${JSON.stringify(validate.errors?.[0])}`];
 }
 
 describe('the OAuth and auth playground answers, checked against the served OpenAPI document', () => {
@@ -58,7 +60,10 @@ describe('the OAuth and auth playground answers, checked against the served Open
   let served: Json;
   let checker: OpenApiChecker;
   let dereferenced: Json;
-  const problemsOf = (res: RawResponse, method: string, path: string) => [...checker.problems(method, path, res), ...formProblems(dereferenced, res, method, path)];
+  const problemsOf = (res: RawResponse, method: string, path: string) => [
+    ...checker.problems(method, path, res),
+    ...formProblems(dereferenced, res, method, path),
+  ];
 
   /** The answer, after asserting that it conforms to the document; `status` is what the test expects of it. */
   const conforming = (status: number, method: string, path: string) => (res: RawResponse) => {
@@ -67,7 +72,11 @@ describe('the OAuth and auth playground answers, checked against the served Open
   };
   const url = (path: string) => `${system.baseUrl}${path}`;
   const post = (path: string, fields: Record<string, string> | string, headers: Record<string, string> = {}) =>
-    rawRequest(url(path), { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: typeof fields === 'string' ? fields : form(fields) });
+    rawRequest(url(path), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+      body: typeof fields === 'string' ? fields : form(fields),
+    });
   const asApp = () => ({ Authorization: basic(app.appId, app.appSecret) });
   const accessToken = async () => (await post('/oauth/token', { grant_type: 'client_credentials', scope: 'hr:read' }, asApp())).json().access_token as string;
 
@@ -75,7 +84,9 @@ describe('the OAuth and auth playground answers, checked against the served Open
     system = await startSystem({ REDIS_URL: requireStoreUrls().redisUrl });
     session = await registerUser(system.baseUrl);
     app = await createApp(system.baseUrl, session, { scopes: ['hr:read', 'stocks:read'] });
-    expect((await apiRequest(system.baseUrl, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token: session, body: { redirectUris: [REDIRECT] } })).status).toBe(200);
+    expect((await apiRequest(system.baseUrl, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token: session, body: { redirectUris: [REDIRECT] } })).status).toBe(
+      200,
+    );
     const res = await rawRequest(url('/openapi.json'));
     expect(res.status).toBe(200);
     served = res.json();
@@ -90,14 +101,27 @@ describe('the OAuth and auth playground answers, checked against the served Open
     const redirect = await rawRequest(url(`/oauth/authorize?response_type=code&client_id=${app.appId}`));
     expect(problemsOf(redirect, 'GET', '/.well-known/jwks.json')).toEqual([expect.stringMatching(/^status 302 is not documented/)]);
     const jwks = await rawRequest(url('/.well-known/jwks.json'));
-    expect(problemsOf({ ...jwks, headers: { 'content-type': 'application/json' } }, 'GET', '/.well-known/jwks.json')).toEqual([expect.stringMatching(/^header Cache-Control is required/)]);
-    const notCredentials = { status: 200, headers: { 'content-type': FORM_TYPE, 'cache-control': 'no-store' }, body: 'oauth_token=t', json: () => ({}) as never };
-    expect(problemsOf(notCredentials, 'POST', '/oauth1/access_token')).toEqual([expect.stringMatching(/^the application\/x-www-form-urlencoded body does not match/)]);
+    expect(problemsOf({ ...jwks, headers: { 'content-type': 'application/json' } }, 'GET', '/.well-known/jwks.json')).toEqual([
+      expect.stringMatching(/^header Cache-Control is required/),
+    ]);
+    const notCredentials = {
+      status: 200,
+      headers: { 'content-type': FORM_TYPE, 'cache-control': 'no-store' },
+      body: 'oauth_token=t',
+      json: () => ({}) as never,
+    };
+    expect(problemsOf(notCredentials, 'POST', '/oauth1/access_token')).toEqual([
+      expect.stringMatching(/^the application\/x-www-form-urlencoded body does not match/),
+    ]);
   });
 
   describe('OAuth 2.0', () => {
     it("the oauth2 security scheme's flows point at the real authorization and token endpoints, and the token endpoint documents client authentication", async () => {
-      const metadata = conforming(200, 'GET', '/.well-known/oauth-authorization-server')(await rawRequest(url('/.well-known/oauth-authorization-server'))).json();
+      const metadata = conforming(
+        200,
+        'GET',
+        '/.well-known/oauth-authorization-server',
+      )(await rawRequest(url('/.well-known/oauth-authorization-server'))).json();
       const { flows } = served.components.securitySchemes.oauth2;
       // OpenAPI 3.1 4.8.1: a relative URL here is resolved against the Server Object's URL.
       const resolve = (relative: string) => new URL(relative, served.servers[0].url).href;
@@ -114,8 +138,13 @@ describe('the OAuth and auth playground answers, checked against the served Open
     });
 
     it('authorize: a 302 with a code, a 302 with a redirected error, and a 400 that never redirects', async () => {
-      const query = (params: Record<string, string>) => `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, ...params })}`;
-      const approved = conforming(302, 'GET', '/oauth/authorize')(await rawRequest(url(query({ state: 's1', code_challenge: s256('v'.repeat(43)), code_challenge_method: 'S256' }))));
+      const query = (params: Record<string, string>) =>
+        `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, ...params })}`;
+      const approved = conforming(
+        302,
+        'GET',
+        '/oauth/authorize',
+      )(await rawRequest(url(query({ state: 's1', code_challenge: s256('v'.repeat(43)), code_challenge_method: 'S256' }))));
       expect(new URL(approved.headers.location as string).searchParams.get('code')).toBeTruthy();
       const redirectedError = conforming(302, 'GET', '/oauth/authorize')(await rawRequest(url(query({ scope: 'cricket:read' }))));
       expect(new URL(redirectedError.headers.location as string).searchParams.get('error')).toBe('invalid_scope');
@@ -128,29 +157,56 @@ describe('the OAuth and auth playground answers, checked against the served Open
     });
 
     it('token: the three grants answer RFC 6749 5.1, never cached', async () => {
-      conforming(200, 'POST', '/oauth/token')(await post('/oauth/token', { grant_type: 'client_credentials', client_id: app.appId, client_secret: app.appSecret }));
+      conforming(
+        200,
+        'POST',
+        '/oauth/token',
+      )(await post('/oauth/token', { grant_type: 'client_credentials', client_id: app.appId, client_secret: app.appSecret }));
       const verifier = randomBytes(32).toString('base64url');
       const location = (
-        await rawRequest(url(`/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, code_challenge: s256(verifier), code_challenge_method: 'S256' })}`))
+        await rawRequest(
+          url(
+            `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, code_challenge: s256(verifier), code_challenge_method: 'S256' })}`,
+          ),
+        )
       ).headers.location as string;
       const code = new URL(location).searchParams.get('code')!;
-      const tokens = conforming(200, 'POST', '/oauth/token')(await post('/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, asApp())).json();
+      const tokens = conforming(
+        200,
+        'POST',
+        '/oauth/token',
+      )(await post('/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, asApp())).json();
       expect(tokens.refresh_token).toEqual(expect.any(String));
       conforming(200, 'POST', '/oauth/token')(await post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, asApp()));
     });
 
     it('token: refusals in the RFC 6749 5.2 shape, the edge and the oauth service alike', async () => {
-      const unsupported = conforming(400, 'POST', '/oauth/token')(await post('/oauth/token', { grant_type: 'password', username: 'u', password: 'p' }, asApp()));
-      expect(unsupported.json()).toEqual({ error: 'unsupported_grant_type', error_description: expect.stringMatching(/^grant_type 'password' is not supported/) });
+      const unsupported = conforming(
+        400,
+        'POST',
+        '/oauth/token',
+      )(await post('/oauth/token', { grant_type: 'password', username: 'u', password: 'p' }, asApp()));
+      expect(unsupported.json()).toEqual({
+        error: 'unsupported_grant_type',
+        error_description: expect.stringMatching(/^grant_type 'password' is not supported/),
+      });
       const noCode = conforming(400, 'POST', '/oauth/token')(await post('/oauth/token', { grant_type: 'authorization_code', redirect_uri: REDIRECT }, asApp()));
       expect(noCode.json()).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/^code is required/) });
-      const wrongSecret = conforming(401, 'POST', '/oauth/token')(await post('/oauth/token', { grant_type: 'client_credentials' }, { Authorization: basic(app.appId, 'as_wrong') }));
+      const wrongSecret = conforming(
+        401,
+        'POST',
+        '/oauth/token',
+      )(await post('/oauth/token', { grant_type: 'client_credentials' }, { Authorization: basic(app.appId, 'as_wrong') }));
       expect(wrongSecret.json().error).toBe('invalid_client');
       expect(wrongSecret.headers['www-authenticate']).toMatch(/^Basic /);
     });
 
     it('token form: a repeated parameter is refused by name; one sent without a value counts as absent (RFC 6749 3.2)', async () => {
-      const twice = conforming(400, 'POST', '/oauth/token')(await post('/oauth/token', 'grant_type=client_credentials&scope=hr:read&scope=stocks:read', asApp()));
+      const twice = conforming(
+        400,
+        'POST',
+        '/oauth/token',
+      )(await post('/oauth/token', 'grant_type=client_credentials&scope=hr:read&scope=stocks:read', asApp()));
       expect(twice.json()).toEqual({ error: 'invalid_request', error_description: "'scope' was sent more than once; send each parameter once." });
       // grant_type= and scope= are as if left out: client credentials, every scope the app holds.
       const empty = conforming(200, 'POST', '/oauth/token')(await post('/oauth/token', 'grant_type=&scope=&client_id=', asApp()));
@@ -159,25 +215,41 @@ describe('the OAuth and auth playground answers, checked against the served Open
       expect(quoted.json().error_description).toBe("'x??' was sent more than once; send each parameter once.");
     });
 
-    it("a form the contract refuses still lands in the request log of the app it names, with the rule that failed", async () => {
+    it('a form the contract refuses still lands in the request log of the app it names, with the rule that failed', async () => {
       const named = await createApp(system.baseUrl, session, { scopes: ['hr:read'] });
-      expect((await post('/oauth/token', 'grant_type=client_credentials&scope=hr:read&scope=hr:read', { Authorization: basic(named.appId, named.appSecret) })).status).toBe(400);
+      expect(
+        (await post('/oauth/token', 'grant_type=client_credentials&scope=hr:read&scope=hr:read', { Authorization: basic(named.appId, named.appSecret) }))
+          .status,
+      ).toBe(400);
       expect((await post('/oauth/token', { grant_type: 'password', client_id: named.appId })).status).toBe(400);
       const logged = await eventually(
-        async () => (await apiRequest(system.baseUrl, 'GET', `/api/apps/${named.id}/logs`, { token: session })).json().entries as { path: string; status: number; failure?: string }[],
+        async () =>
+          (await apiRequest(system.baseUrl, 'GET', `/api/apps/${named.id}/logs`, { token: session })).json().entries as {
+            path: string;
+            status: number;
+            failure?: string;
+          }[],
         (entries) => entries.filter((e) => e.path === '/oauth/token').length >= 2,
         10_000,
       );
-      expect(logged.value.map((e) => e.failure).sort()).toEqual([expect.stringMatching(/^invalid_body: 'scope' was sent more than once/), expect.stringMatching(/^unsupported_grant_type: /)]);
+      expect(logged.value.map((e) => e.failure).sort()).toEqual([
+        expect.stringMatching(/^invalid_body: 'scope' was sent more than once/),
+        expect.stringMatching(/^unsupported_grant_type: /),
+      ]);
     });
 
     it('introspect: active, inactive, and a missing token', async () => {
       const access = await accessToken();
       const live = conforming(200, 'POST', '/oauth/introspect')(await post('/oauth/introspect', { token: access }));
       expect(live.json()).toMatchObject({ active: true, token_type: 'Bearer' });
-      expect(conforming(200, 'POST', '/oauth/introspect')(await post('/oauth/introspect', { token: 'not-a-token', token_type_hint: 'access_token' })).json()).toEqual({ active: false });
+      expect(
+        conforming(200, 'POST', '/oauth/introspect')(await post('/oauth/introspect', { token: 'not-a-token', token_type_hint: 'access_token' })).json(),
+      ).toEqual({ active: false });
       const missing = conforming(400, 'POST', '/oauth/introspect')(await post('/oauth/introspect', { token_type_hint: 'access_token' }));
-      expect(missing.json()).toEqual({ error: 'invalid_request', error_description: 'token is required: send the token to introspect as the form field token.' });
+      expect(missing.json()).toEqual({
+        error: 'invalid_request',
+        error_description: 'token is required: send the token to introspect as the form field token.',
+      });
     });
 
     it('revoke: 200 without a body, and 401 without client authentication', async () => {
@@ -190,7 +262,11 @@ describe('the OAuth and auth playground answers, checked against the served Open
 
   describe('OAuth 1.0a', () => {
     const signer = () =>
-      new OAuth({ consumer: { key: app.appId, secret: app.apiKey }, signature_method: 'HMAC-SHA1', hash_function: (base, key) => createHmac('sha1', key).update(base).digest('base64') });
+      new OAuth({
+        consumer: { key: app.appId, secret: app.apiKey },
+        signature_method: 'HMAC-SHA1',
+        hash_function: (base, key) => createHmac('sha1', key).update(base).digest('base64'),
+      });
     /** A leg signed by a third-party signer; its oauth_ parameters go in the header, the rest in the form. */
     const signedPost = (path: string, data: Record<string, string>, token?: OAuth.Token, headers: Record<string, string> = {}) => {
       const authorization = signer().toHeader(signer().authorize({ url: url(path), method: 'POST', data }, token)).Authorization;
@@ -201,22 +277,47 @@ describe('the OAuth and auth playground answers, checked against the served Open
 
     it('the three legs answer JSON, or the RFC form encoding when asked, and a protected call succeeds', async () => {
       conforming(200, 'POST', '/oauth1/request_token')(await signedPost('/oauth1/request_token', { oauth_callback: 'https://client.example/cb' }));
-      const temporary = Object.fromEntries(new URLSearchParams(conforming(200, 'POST', '/oauth1/request_token')(await signedPost('/oauth1/request_token', { oauth_callback: 'oob' }, undefined, FORM)).body));
+      const temporary = Object.fromEntries(
+        new URLSearchParams(
+          conforming(200, 'POST', '/oauth1/request_token')(await signedPost('/oauth1/request_token', { oauth_callback: 'oob' }, undefined, FORM)).body,
+        ),
+      );
       const approved = conforming(200, 'GET', '/oauth1/authorize')(await rawRequest(url(`/oauth1/authorize?oauth_token=${temporary.oauth_token}`))).json();
-      const access = conforming(200, 'POST', '/oauth1/access_token')(
-        await signedPost('/oauth1/access_token', { oauth_verifier: approved.oauth_verifier }, { key: temporary.oauth_token!, secret: temporary.oauth_token_secret! }, FORM),
+      const access = conforming(
+        200,
+        'POST',
+        '/oauth1/access_token',
+      )(
+        await signedPost(
+          '/oauth1/access_token',
+          { oauth_verifier: approved.oauth_verifier },
+          { key: temporary.oauth_token!, secret: temporary.oauth_token_secret! },
+          FORM,
+        ),
       );
       const credentials = Object.fromEntries(new URLSearchParams(access.body));
       const protectedUrl = url('/playground/auth/oauth1');
       const token = { key: credentials.oauth_token!, secret: credentials.oauth_token_secret! };
-      const call = await rawRequest(protectedUrl, { headers: { Authorization: signer().toHeader(signer().authorize({ url: protectedUrl, method: 'GET' }, token)).Authorization } });
+      const call = await rawRequest(protectedUrl, {
+        headers: { Authorization: signer().toHeader(signer().authorize({ url: protectedUrl, method: 'GET' }, token)).Authorization },
+      });
       expect(conforming(200, 'GET', '/playground/auth/oauth1')(call).json()).toMatchObject({ style: 'oauth1' });
-      const early = await rawRequest(protectedUrl, { headers: { Authorization: signer().toHeader(signer().authorize({ url: protectedUrl, method: 'GET' }, { key: temporary.oauth_token!, secret: temporary.oauth_token_secret! })).Authorization } });
+      const early = await rawRequest(protectedUrl, {
+        headers: {
+          Authorization: signer().toHeader(
+            signer().authorize({ url: protectedUrl, method: 'GET' }, { key: temporary.oauth_token!, secret: temporary.oauth_token_secret! }),
+          ).Authorization,
+        },
+      });
       expect(conforming(401, 'GET', '/playground/auth/oauth1')(early).json().error.code).toBe('token_rejected');
     });
 
     it('each leg refuses in the error shape, with the oauth_problem as its code', async () => {
-      const unsigned = conforming(400, 'POST', '/oauth1/request_token')(await post('/oauth1/request_token', '', { Authorization: `OAuth oauth_consumer_key="${app.appId}"` }));
+      const unsigned = conforming(
+        400,
+        'POST',
+        '/oauth1/request_token',
+      )(await post('/oauth1/request_token', '', { Authorization: `OAuth oauth_consumer_key="${app.appId}"` }));
       expect(unsigned.json().error.code).toBe('parameter_absent');
       const unknown = conforming(401, 'GET', '/oauth1/authorize')(await rawRequest(url('/oauth1/authorize?oauth_token=o1rt_nobody')));
       expect(unknown.json().error.code).toBe('token_rejected');
@@ -224,13 +325,19 @@ describe('the OAuth and auth playground answers, checked against the served Open
       expect(twice.json().error).toMatchObject({ code: 'invalid_parameter', message: expect.stringContaining('oauth_token') });
       expect(conforming(400, 'GET', '/oauth1/authorize')(await rawRequest(url('/oauth1/authorize'))).json().error.code).toBe('parameter_absent');
       const temporary = (await signedPost('/oauth1/request_token', { oauth_callback: 'oob' })).json();
-      const wrongVerifier = await signedPost('/oauth1/access_token', { oauth_verifier: 'not-the-verifier' }, { key: temporary.oauth_token, secret: temporary.oauth_token_secret });
+      const wrongVerifier = await signedPost(
+        '/oauth1/access_token',
+        { oauth_verifier: 'not-the-verifier' },
+        { key: temporary.oauth_token, secret: temporary.oauth_token_secret },
+      );
       expect(conforming(401, 'POST', '/oauth1/access_token')(wrongVerifier).json().error.code).toBe('verifier_invalid');
     });
 
     it('a form parameter sent twice is signed and verified as sent, not refused as a repeat (RFC 5849 3.4.1.3.2)', async () => {
       const path = '/oauth1/request_token';
-      const authorization = signer().toHeader(signer().authorize({ url: url(path), method: 'POST', data: { oauth_callback: 'oob', scope: ['a', 'b'] } })).Authorization;
+      const authorization = signer().toHeader(
+        signer().authorize({ url: url(path), method: 'POST', data: { oauth_callback: 'oob', scope: ['a', 'b'] } }),
+      ).Authorization;
       const res = await post(path, 'scope=a&scope=b', { Authorization: authorization });
       expect(conforming(200, 'POST', path)(res).json().oauth_callback_confirmed).toBe(true);
     });
@@ -254,14 +361,20 @@ describe('the OAuth and auth playground answers, checked against the served Open
         conforming(200, 'GET', path)(await get(path, right));
         expect(conforming(401, 'GET', path)(await get(path, wrong)).headers['www-authenticate']).toBeDefined();
       }
-      expect(conforming(200, 'GET', '/playground/auth/api-key-query')(await get(`/playground/auth/api-key-query?api_key=${app.apiKey}`)).json().note).toMatch(/weaker/);
+      expect(conforming(200, 'GET', '/playground/auth/api-key-query')(await get(`/playground/auth/api-key-query?api_key=${app.apiKey}`)).json().note).toMatch(
+        /weaker/,
+      );
       conforming(401, 'GET', '/playground/auth/api-key-query')(await get('/playground/auth/api-key-query?api_key=ak_wrong'));
     });
 
     it('oauth2 and jwt: a token accepted, a made-up one refused', async () => {
       conforming(200, 'GET', '/playground/auth/oauth2')(await get('/playground/auth/oauth2', { Authorization: `Bearer ${await accessToken()}` }));
       conforming(401, 'GET', '/playground/auth/oauth2')(await get('/playground/auth/oauth2', { Authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' }));
-      const issued = conforming(200, 'POST', '/playground/auth/jwt/issue')(await rawRequest(url('/playground/auth/jwt/issue'), { method: 'POST', headers: asApp() })).json();
+      const issued = conforming(
+        200,
+        'POST',
+        '/playground/auth/jwt/issue',
+      )(await rawRequest(url('/playground/auth/jwt/issue'), { method: 'POST', headers: asApp() })).json();
       conforming(401, 'POST', '/playground/auth/jwt/issue')(await rawRequest(url('/playground/auth/jwt/issue'), { method: 'POST' }));
       conforming(200, 'GET', '/playground/auth/jwt')(await get('/playground/auth/jwt', { Authorization: `Bearer ${issued.hs256}` }));
       conforming(401, 'GET', '/playground/auth/jwt')(await get('/playground/auth/jwt', { Authorization: 'Bearer not.a.jwt' }));
@@ -270,9 +383,15 @@ describe('the OAuth and auth playground answers, checked against the served Open
     it('jwt/decode: decoded (not verified), or 400 for what is not a JWT or not a string; jwt/public-key', async () => {
       const issued = (await rawRequest(url('/playground/auth/jwt/issue'), { method: 'POST', headers: asApp() })).json();
       const decode = (body: unknown) => apiRequest(system.baseUrl, 'POST', '/playground/auth/jwt/decode', { body });
-      expect(conforming(200, 'POST', '/playground/auth/jwt/decode')(await decode({ token: issued.rs256 })).json()).toMatchObject({ verified: false, header: { alg: 'RS256' } });
+      expect(conforming(200, 'POST', '/playground/auth/jwt/decode')(await decode({ token: issued.rs256 })).json()).toMatchObject({
+        verified: false,
+        header: { alg: 'RS256' },
+      });
       expect(conforming(400, 'POST', '/playground/auth/jwt/decode')(await decode({ token: 'not.a.jwt' })).json().error.code).toBe('not_a_jwt');
-      expect(conforming(400, 'POST', '/playground/auth/jwt/decode')(await decode({ token: 42 })).json().error).toMatchObject({ code: 'invalid_body', message: 'token must be a string.' });
+      expect(conforming(400, 'POST', '/playground/auth/jwt/decode')(await decode({ token: 42 })).json().error).toMatchObject({
+        code: 'invalid_body',
+        message: 'token must be a string.',
+      });
       expect(conforming(400, 'POST', '/playground/auth/jwt/decode')(await decode({})).json().error.message).toMatch(/^token is required/);
       conforming(200, 'GET', '/playground/auth/jwt/public-key')(await get('/playground/auth/jwt/public-key'));
     });

@@ -33,14 +33,17 @@ describe('the OpenAPI document', () => {
   });
   afterAll(() => system?.stop());
 
-  it('when validated by swagger-parser, then it is a valid OpenAPI 3.1 document, and so is an operator\'s', async () => {
+  it("when validated by swagger-parser, then it is a valid OpenAPI 3.1 document, and so is an operator's", async () => {
     expect(document.openapi).toBe('3.1.0');
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
     await expect(SwaggerParser.validate(offlineOpenApiDocument(system.baseUrl, { operator: true }) as never)).resolves.toBeDefined();
   });
 
-  it('when compared with the route table, then every row and method has an operation, with a unique operationId; the operator-only rows only in an operator\'s document', () => {
-    const operations = (doc: Document, rows: Route[]) => rows.flatMap((row) => row.methods.filter((method) => doc.paths[row.path.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()]).map((method) => `${method} ${row.path}`));
+  it("when compared with the route table, then every row and method has an operation, with a unique operationId; the operator-only rows only in an operator's document", () => {
+    const operations = (doc: Document, rows: Route[]) =>
+      rows.flatMap((row) =>
+        row.methods.filter((method) => doc.paths[row.path.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()]).map((method) => `${method} ${row.path}`),
+      );
     const everyOperation = (rows: Route[]) => rows.flatMap((row) => row.methods.map((method) => `${method} ${row.path}`));
     const [publicRows, operatorRows] = [routeRows().filter((row) => !row.operatorOnly), routeRows().filter((row) => row.operatorOnly)];
     expect(operatorRows.length).toBeGreaterThan(0);
@@ -73,7 +76,10 @@ describe('the OpenAPI document', () => {
     const behindProxy = offlineOpenApiDocument('https://host.example/sandbox') as Document;
     const { flows } = behindProxy.components.securitySchemes.oauth2;
     expect(flows.clientCredentials.tokenUrl).toBe('https://host.example/sandbox/oauth/token');
-    expect(flows.authorizationCode).toMatchObject({ authorizationUrl: 'https://host.example/sandbox/oauth/authorize', tokenUrl: 'https://host.example/sandbox/oauth/token' });
+    expect(flows.authorizationCode).toMatchObject({
+      authorizationUrl: 'https://host.example/sandbox/oauth/authorize',
+      tokenUrl: 'https://host.example/sandbox/oauth/token',
+    });
     expect(document.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(`${system.baseUrl}/oauth/token`);
   });
 
@@ -147,9 +153,15 @@ describe('the HTTP-practice and system routes, as the served document describes 
 
   it.each<[string, Case]>([
     ['echo, a JSON object', { method: 'POST', path: '/playground/echo?tag=a&tag=b', ...json({ hello: 'world' }), status: 200 }],
-    ['echo, a form', { method: 'PUT', path: '/playground/echo', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'x=1&x=2', status: 200 }],
+    [
+      'echo, a form',
+      { method: 'PUT', path: '/playground/echo', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'x=1&x=2', status: 200 },
+    ],
     ['echo refuses a JSON array', { method: 'POST', path: '/playground/echo', headers: { 'Content-Type': 'application/json' }, body: '[1,2]', status: 400 }],
-    ['upload, a file and a field', { method: 'POST', path: '/playground/upload', headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` }, body: multipart, status: 200 }],
+    [
+      'upload, a file and a field',
+      { method: 'POST', path: '/playground/upload', headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` }, body: multipart, status: 200 },
+    ],
     ['upload refuses what is not multipart', { method: 'POST', path: '/playground/upload', ...json({ a: 1 }), status: 400 }],
     ['response, the default', { path: '/playground/response', status: 200 }],
     ['response, a 4xx asked for, after a delay', { path: '/playground/response?status=418&delay=5', status: 418 }],
@@ -161,7 +173,10 @@ describe('the HTTP-practice and system routes, as the served document describes 
     ['response refuses a status out of range', { path: '/playground/response?status=600', status: 400 }],
     ['timeout, a short wait', { path: '/playground/timeout?delay=10', status: 200 }],
     ['timeout refuses a negative delay', { path: '/playground/timeout?delay=-1', status: 400 }],
-    ['redirect, a hop with its Location', { method: 'POST', path: '/playground/redirect?n=2&status=307', headers: { 'Content-Type': 'text/plain' }, body: 'kept', status: 307 }],
+    [
+      'redirect, a hop with its Location',
+      { method: 'POST', path: '/playground/redirect?n=2&status=307', headers: { 'Content-Type': 'text/plain' }, body: 'kept', status: 307 },
+    ],
     ['redirect, the end of the chain', { path: '/playground/redirect?n=1&status=302&hop=1&trail=POST-4', status: 200 }],
     ['redirect refuses n over 10', { path: '/playground/redirect?n=11', status: 400 }],
     ['headers', { path: '/playground/headers', headers: { 'X-Custom': '1' }, status: 200 }],
@@ -170,17 +185,29 @@ describe('the HTTP-practice and system routes, as the served document describes 
     ['cors/simple', { path: '/playground/cors/simple?allow_credentials=true', headers: lab, status: 200 }],
     ['cors/simple refuses allow_credentials=yes', { path: '/playground/cors/simple?allow_credentials=yes', headers: lab, status: 400 }],
     ['cors/preflight', { method: 'POST', path: '/playground/cors/preflight', ...json({ hello: 'world' }), status: 200 }],
-    ['cors/preflight refuses a body that is not an object', { method: 'POST', path: '/playground/cors/preflight', headers: { 'Content-Type': 'application/json' }, body: '"text"', status: 400 }],
+    [
+      'cors/preflight refuses a body that is not an object',
+      { method: 'POST', path: '/playground/cors/preflight', headers: { 'Content-Type': 'application/json' }, body: '"text"', status: 400 },
+    ],
     [
       'batch',
       {
         method: 'POST',
         path: '/playground/batch',
-        ...json({ requests: [{ method: 'GET', path: '/health' }, { method: 'POST', path: '/playground/echo', body: 'text' }, { method: 'GET', path: '//elsewhere' }] }),
+        ...json({
+          requests: [
+            { method: 'GET', path: '/health' },
+            { method: 'POST', path: '/playground/echo', body: 'text' },
+            { method: 'GET', path: '//elsewhere' },
+          ],
+        }),
         status: 200,
       },
     ],
-    ['batch refuses more than 20 items', { method: 'POST', path: '/playground/batch', ...json({ requests: Array.from({ length: 21 }, () => ({ method: 'GET', path: '/health' })) }), status: 400 }],
+    [
+      'batch refuses more than 20 items',
+      { method: 'POST', path: '/playground/batch', ...json({ requests: Array.from({ length: 21 }, () => ({ method: 'GET', path: '/health' })) }), status: 400 },
+    ],
   ])('HTTP practice: %s answers as documented', async (_what, request) => {
     await conforms(request);
   });
@@ -188,7 +215,11 @@ describe('the HTTP-practice and system routes, as the served document describes 
   it('when a service is down, then /health/ready answers the documented 503', async () => {
     await system.stopService('data');
     try {
-      const down = await eventually(() => rawRequest(`${system.baseUrl}/health/ready`), (r) => r.status === 503, 10_000);
+      const down = await eventually(
+        () => rawRequest(`${system.baseUrl}/health/ready`),
+        (r) => r.status === 503,
+        10_000,
+      );
       checker.expectConforms('GET', '/health/ready', down.value);
     } finally {
       await system.startService('data');
@@ -196,15 +227,27 @@ describe('the HTTP-practice and system routes, as the served document describes 
   });
 
   it('when an answer breaks the document, then the checker names the operation, the status and the schema path', () => {
-    const answer = (status: number, body: unknown, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => ({ status, headers, body: JSON.stringify(body) });
+    const answer = (status: number, body: unknown, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => ({
+      status,
+      headers,
+      body: JSON.stringify(body),
+    });
     expect(() => checker.expectConforms('GET', '/playground/timeout', answer(200, { status: 200, delayRequestedMs: 'soon' }))).toThrow(
       /GET \/playground\/timeout \(operation getPlaygroundTimeout, \/playground\/timeout\) answered 200[\s\S]*#\/paths\/~1playground~1timeout\/get\/responses\/200\/content\/application~1json\/schema/,
     );
-    expect(checker.problems('GET', '/playground/redirect', { status: 303, headers: {}, body: '' })).toEqual([expect.stringMatching(/^status 303 is not documented/)]);
-    expect(checker.problems('GET', '/playground/redirect', answer(307, { redirect: 1, of: 1, status: 307, location: '/x', arrived: { method: 'GET', bodyBytes: 0 }, notes: [] }))).toEqual([
-      'header Location is required by responses.307 but absent',
+    expect(checker.problems('GET', '/playground/redirect', { status: 303, headers: {}, body: '' })).toEqual([
+      expect.stringMatching(/^status 303 is not documented/),
     ]);
-    expect(checker.problems('GET', '/health', answer(200, { status: 'ok' }, { 'Content-Type': 'text/html' }))).toEqual([expect.stringMatching(/^Content-Type text\/html is not documented/)]);
+    expect(
+      checker.problems(
+        'GET',
+        '/playground/redirect',
+        answer(307, { redirect: 1, of: 1, status: 307, location: '/x', arrived: { method: 'GET', bodyBytes: 0 }, notes: [] }),
+      ),
+    ).toEqual(['header Location is required by responses.307 but absent']);
+    expect(checker.problems('GET', '/health', answer(200, { status: 'ok' }, { 'Content-Type': 'text/html' }))).toEqual([
+      expect.stringMatching(/^Content-Type text\/html is not documented/),
+    ]);
   });
 });
 
@@ -216,15 +259,25 @@ describe('the contract check every integration test runs (test/contract-setup.ts
   afterAll(() => system?.stop());
 
   it('when the route table is read, then every row has a contract, so every answer of every test is checked', () => {
-    expect(routeRows().filter((row) => !row.contract).map((row) => `${row.methods.join(',')} ${row.path}`)).toEqual([]);
+    expect(
+      routeRows()
+        .filter((row) => !row.contract)
+        .map((row) => `${row.methods.join(',')} ${row.path}`),
+    ).toEqual([]);
   });
 
   it('when the gateway records an answer the document does not allow, then the check reports it with the request id', async () => {
     await rawRequest(`${system.baseUrl}/health`);
     // What the gateway would have written had /health answered a 418 with the wrong body.
     const file = system.env.RESPONSE_RECORD_FILE!;
-    appendFileSync(file, `${JSON.stringify({ requestId: 'req-418', method: 'GET', path: '/health', route: '/health', status: 418, headers: { 'Content-Type': 'application/json' }, body: '{}' })}\n`);
-    appendFileSync(file, `${JSON.stringify({ requestId: 'req-bad-body', method: 'GET', path: '/health', route: '/health', status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"status":42}' })}\n`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ requestId: 'req-418', method: 'GET', path: '/health', route: '/health', status: 418, headers: { 'Content-Type': 'application/json' }, body: '{}' })}\n`,
+    );
+    appendFileSync(
+      file,
+      `${JSON.stringify({ requestId: 'req-bad-body', method: 'GET', path: '/health', route: '/health', status: 200, headers: { 'Content-Type': 'application/json' }, body: '{"status":42}' })}\n`,
+    );
     const problems = await answersBreakingTheContract();
     expect(problems).toEqual([
       expect.stringMatching(/^GET \/health -> 418 \(request req-418\): status 418 is not documented/),

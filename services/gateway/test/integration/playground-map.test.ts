@@ -43,7 +43,9 @@ describe('the /playground map', () => {
   });
 
   it("when the examples are followed, then they are the data service's own: the catalog's first pack and its first entity, and a page with a credential", async () => {
-    const catalog = (await rawRequest(`${system.baseUrl}/playground/data`)).json() as { packs: { name: string; url: string; entities: { name: string; url: string }[] }[] };
+    const catalog = (await rawRequest(`${system.baseUrl}/playground/data`)).json() as {
+      packs: { name: string; url: string; entities: { name: string; url: string }[] }[];
+    };
     const first = catalog.packs[0]!;
     const byPath = new Map((await endpoints()).map((e) => [e.path, e.example]));
     expect(byPath.get('/playground/data/:pack')).toBe(first.url);
@@ -55,7 +57,11 @@ describe('the /playground map', () => {
     expect((await rawRequest(byPath.get('/playground/data/:pack/:entity')!)).status).toBe(401);
     const app = await createApp(system.baseUrl, await registerUser(system.baseUrl));
     const page = await rawRequest(byPath.get('/playground/data/:pack/:entity')!, { headers: { 'x-api-key': app.apiKey } });
-    expect({ status: page.status, pack: page.json().pack, entity: page.json().entity }).toEqual({ status: 200, pack: first.name, entity: first.entities[0]!.name });
+    expect({ status: page.status, pack: page.json().pack, entity: page.json().entity }).toEqual({
+      status: 200,
+      pack: first.name,
+      entity: first.entities[0]!.name,
+    });
   });
 
   it('when the data service is down, then the map still answers, with the templates and without examples', async () => {

@@ -36,7 +36,9 @@ describe('app management (through the gateway)', () => {
     expect(res.json()).toEqual({ error: { code, message: expect.any(String), requestId: res.headers['x-request-id'] } });
   };
   const signUp = async () => {
-    const res = await request('POST', '/api/auth/register', { body: { email: `u-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' } });
+    const res = await request('POST', '/api/auth/register', {
+      body: { email: `u-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' },
+    });
     return res.json().token as string;
   };
   const remember = (body: Record<string, unknown>) => {
@@ -60,7 +62,12 @@ describe('app management (through the gateway)', () => {
    * a busy machine, a round trip alone can take longer, so this only polls.
    */
   const within1s = async (probe: () => Promise<RawResponse>, status: number) => {
-    await eventually(async () => (await probe()).status, (s) => s === status, 10_000, 25);
+    await eventually(
+      async () => (await probe()).status,
+      (s) => s === status,
+      10_000,
+      25,
+    );
   };
 
   beforeAll(async () => {
@@ -148,7 +155,12 @@ describe('app management (through the gateway)', () => {
       ['a non-string description', { name: 'a', description: { x: 1 } }, 'invalid_body', /description must be a string/],
       ['an unknown scope', { name: 'a', scopes: ['fpa:write'] }, 'unknown_scope', /fpa:write/],
       ['scopes that are not an array', { name: 'a', scopes: 'fpa:read' }, 'invalid_body', /scopes must be an array/],
-      ['eleven redirect URIs', { name: 'a', redirectUris: Array.from({ length: 11 }, (_, i) => `https://c.example/${i}`) }, 'too_many_redirect_uris', /at most 10/],
+      [
+        'eleven redirect URIs',
+        { name: 'a', redirectUris: Array.from({ length: 11 }, (_, i) => `https://c.example/${i}`) },
+        'too_many_redirect_uris',
+        /at most 10/,
+      ],
       ['a relative redirect URI', { name: 'a', redirectUris: ['/callback'] }, 'invalid_redirect_uri', /redirectUris\[0\]/],
       ['an unknown field', { name: 'a', redirect_uris: [] }, 'invalid_body', /"redirect_uris"/],
     ])('when the body has %s, then 400 naming the problem and nothing is stored', async (_label, body, code, message) => {
@@ -216,7 +228,11 @@ describe('app management (through the gateway)', () => {
       expect(res.status).toBe(200);
       remember(res.json());
       const fresh = res.json();
-      expect(fresh).toMatchObject({ appSecret: expect.stringMatching(/^as_/), apiKey: expect.stringMatching(/^ak_/), bearerToken: expect.stringMatching(/^bt_/) });
+      expect(fresh).toMatchObject({
+        appSecret: expect.stringMatching(/^as_/),
+        apiKey: expect.stringMatching(/^ak_/),
+        bearerToken: expect.stringMatching(/^bt_/),
+      });
       await within1s(() => data(withKey(app.apiKey)), 401);
       await within1s(() => data(withBearer(app.bearerToken)), 401);
       expect((await data(withKey(fresh.apiKey))).status).toBe(200);
@@ -250,8 +266,16 @@ describe('app management (through the gateway)', () => {
       const res = await request('PUT', `/api/apps/${app.id}/redirect-uris`, { token: alice, body: { redirectUris: uris } });
       expect(res.status).toBe(200);
       expect(res.json().redirectUris).toEqual(uris);
-      expectError(await request('PUT', `/api/apps/${app.id}/redirect-uris`, { token: alice, body: { redirectUris: Array(11).fill('https://x.example/cb') } }), 400, 'too_many_redirect_uris');
-      expectError(await request('PUT', `/api/apps/${app.id}/redirect-uris`, { token: alice, body: { redirectUris: ['https://x.example/cb#top'] } }), 400, 'invalid_redirect_uri');
+      expectError(
+        await request('PUT', `/api/apps/${app.id}/redirect-uris`, { token: alice, body: { redirectUris: Array(11).fill('https://x.example/cb') } }),
+        400,
+        'too_many_redirect_uris',
+      );
+      expectError(
+        await request('PUT', `/api/apps/${app.id}/redirect-uris`, { token: alice, body: { redirectUris: ['https://x.example/cb#top'] } }),
+        400,
+        'invalid_redirect_uri',
+      );
       expectError(await request('PUT', `/api/apps/${app.id}/redirect-uris`, { token: alice, body: {} }), 400, 'invalid_body');
       expect((await request('GET', `/api/apps/${app.id}`, { token: alice })).json().redirectUris).toEqual(uris);
     });
@@ -287,7 +311,11 @@ describe('app management (through the gateway)', () => {
     it('without mode: 200; the app, its credentials and its logs are gone; the id answers 404', async () => {
       const app = await createApp(alice);
       expect((await data(withKey(app.apiKey))).status).toBe(200);
-      await eventually(async () => db.collection('request_logs').countDocuments({ app: app.id }), (n) => n > 0, 5000);
+      await eventually(
+        async () => db.collection('request_logs').countDocuments({ app: app.id }),
+        (n) => n > 0,
+        5000,
+      );
       const res = await request('DELETE', `/api/apps/${app.id}`, { token: alice });
       expect(res.status).toBe(200);
       expect(res.json()).toEqual({ id: app.id, status: 'deleted' });
@@ -377,7 +405,11 @@ describe('app management (through the gateway)', () => {
     });
 
     it('no credential handed out appears in any process output (debug level)', async () => {
-      await eventually(async () => system.output(), (out) => out.includes('"path":"/api/apps"'), 10_000);
+      await eventually(
+        async () => system.output(),
+        (out) => out.includes('"path":"/api/apps"'),
+        10_000,
+      );
       const output = system.output();
       for (const value of issued) expect(output).not.toContain(value.slice(3));
     });

@@ -54,7 +54,12 @@ describe('the portal files, served by the gateway', () => {
     const res = await rawRequest(`${system.baseUrl}/portal/`);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(String(res.headers['content-security-policy']).split(';').map((d) => d.trim()).sort()).toEqual([...EXPECTED_CSP].sort());
+    expect(
+      String(res.headers['content-security-policy'])
+        .split(';')
+        .map((d) => d.trim())
+        .sort(),
+    ).toEqual([...EXPECTED_CSP].sort());
     expect(res.headers).toMatchObject({
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',

@@ -35,7 +35,13 @@ describe('portal accounts and sessions (through the gateway)', () => {
     expect(res.json()).toEqual({ error: { code, message: expect.any(String), requestId: res.headers['x-request-id'] } });
   };
   const idpToken = (subject: string, claims: Record<string, unknown> = {}) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(IDP_ISSUER).setAudience(IDP_AUDIENCE).setSubject(subject).setExpirationTime('10m').sign(idpKey);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(IDP_ISSUER)
+      .setAudience(IDP_AUDIENCE)
+      .setSubject(subject)
+      .setExpirationTime('10m')
+      .sign(idpKey);
 
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256');
@@ -124,7 +130,8 @@ describe('portal accounts and sessions (through the gateway)', () => {
 
     it('when one address fails five times on one account, then that address gets 429, even with the right password', async () => {
       const { email: address } = await register();
-      for (let i = 0; i < 5; i++) expectError(await request('POST', '/api/auth/login', { body: { email: address, password: `wrong-${i}-password` } }), 401, 'invalid_credentials');
+      for (let i = 0; i < 5; i++)
+        expectError(await request('POST', '/api/auth/login', { body: { email: address, password: `wrong-${i}-password` } }), 401, 'invalid_credentials');
       const locked = await request('POST', '/api/auth/login', { body: { email: address, password: PASSWORD } });
       expectError(locked, 429, 'too_many_attempts');
       expect(locked.json().error.message).toMatch(/try again in \d+ s/);
@@ -174,7 +181,11 @@ describe('portal accounts and sessions (through the gateway)', () => {
       const { token } = await register();
       const me = (await request('GET', '/api/me', { token })).json();
       const claims = { iss: 'urn:training-sandbox:identity', aud: 'urn:training-sandbox:portal', sub: me.id, jti: 'x' };
-      const expired = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(Math.floor(Date.now() / 1000) - 7200).setExpirationTime(Math.floor(Date.now() / 1000) - 3600).sign(SESSION_KEY);
+      const expired = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+        .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+        .sign(SESSION_KEY);
       const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('10m').sign(randomBytes(32));
       const [header, payload] = token.split('.');
       const cases: [string, string][] = [
@@ -206,7 +217,13 @@ describe('portal accounts and sessions (through the gateway)', () => {
     });
 
     it('when its token is for another audience or signed out, then 401', async () => {
-      const otherAudience = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(IDP_ISSUER).setAudience('someone-else').setSubject('emp-1').setExpirationTime('10m').sign(idpKey);
+      const otherAudience = await new SignJWT({})
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setIssuer(IDP_ISSUER)
+        .setAudience('someone-else')
+        .setSubject('emp-1')
+        .setExpirationTime('10m')
+        .sign(idpKey);
       expectError(await request('GET', '/api/me', { token: otherAudience }), 401, 'invalid_session');
       const token = await idpToken('emp-2002');
       expect((await request('POST', '/api/auth/logout', { token })).status).toBe(200);
@@ -218,7 +235,11 @@ describe('portal accounts and sessions (through the gateway)', () => {
     const { email: address, token } = await register();
     await request('POST', '/api/auth/login', { body: { email: address, password: 'a wrong password' } });
     // Log lines are written in chunks, at most 250 ms after they were logged.
-    await eventually(async () => system.output(), (out) => out.includes('"path":"/api/auth/login"'), 10_000);
+    await eventually(
+      async () => system.output(),
+      (out) => out.includes('"path":"/api/auth/login"'),
+      10_000,
+    );
     const output = system.output();
     expect(output).not.toContain(PASSWORD);
     expect(output).not.toContain('a wrong password');

@@ -57,7 +57,9 @@ async function openPage(): Promise<{ context: BrowserContext; page: Page; proble
   context.setDefaultTimeout(30_000);
   const problems: string[] = [];
   await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`),
+    );
   });
   const page = await context.newPage();
   page.on('console', (message) => {

@@ -135,7 +135,11 @@ async function expectKeyboardReachesEverything(page: Page, screen: string) {
       const index = el?.getAttribute('data-keyboard-pass');
       if (!el || index === null || index === undefined) return undefined;
       const style = getComputedStyle(el);
-      return { index, ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2, name: `${el.tagName} ${el.id || el.textContent?.trim().slice(0, 30)}` };
+      return {
+        index,
+        ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+        name: `${el.tagName} ${el.id || el.textContent?.trim().slice(0, 30)}`,
+      };
     });
     if (!focused) continue;
     reached.add(focused.index);
@@ -156,7 +160,10 @@ async function expectKeyboardReachesEverything(page: Page, screen: string) {
 async function screenshots(page: Page, name: string) {
   // The keyboard pass left a focus ring somewhere; the pictures show the screen at rest.
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  for (const [label, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [label, size] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await page.setViewportSize(size);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect({ name, label, overflow }).toEqual({ name, label, overflow: 0 });
@@ -179,8 +186,11 @@ interface Ran {
 
 function run(file: string, args: string[], timeoutMs = 60_000): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH, HOME: process.env.HOME } }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
+    execFile(
+      file,
+      args,
+      { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH, HOME: process.env.HOME } },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
     );
   });
 }
@@ -307,7 +317,12 @@ describe('the portal page, as a learner uses it', () => {
     }
     const [byCurl, byPython, byNode] = await Promise.all([runSnippet.curl(curl), runSnippet.python(python), runSnippet.javascript(javascript)]);
     expect({ code: byCurl.code, entity: JSON.parse(byCurl.output).entity }).toEqual({ code: 0, entity: 'departments' });
-    for (const ran of [byPython, byNode]) expect({ code: ran.code, first: ran.output.split('\n')[0], hr: ran.output.includes('"entity": "departments"') }).toEqual({ code: 0, first: '200', hr: true });
+    for (const ran of [byPython, byNode])
+      expect({ code: ran.code, first: ran.output.split('\n')[0], hr: ran.output.includes('"entity": "departments"') }).toEqual({
+        code: 0,
+        first: '200',
+        hr: true,
+      });
 
     // Another pagination style, chosen in the page: its curl code walks all 2,173 employees by page token.
     await page.locator('#page-style').selectOption('token');
@@ -342,7 +357,10 @@ describe('the portal page, as a learner uses it', () => {
     await eventually(
       async () => {
         await page.getByRole('button', { name: 'Refresh' }).click();
-        await page.getByText(/checked \d/).last().waitFor();
+        await page
+          .getByText(/checked \d/)
+          .last()
+          .waitFor();
         return (await log.locator('li', { hasText: requestId }).count()) > 0 && (await refusal.count()) > 0;
       },
       (seen) => seen,
@@ -359,7 +377,10 @@ describe('the portal page, as a learner uses it', () => {
     await eventually(
       async () => {
         await page.getByRole('button', { name: 'Refresh' }).click();
-        await page.getByText(/checked \d/).last().waitFor();
+        await page
+          .getByText(/checked \d/)
+          .last()
+          .waitFor();
         return page.getByRole('button', { name: 'Show older requests' }).count();
       },
       (shown) => shown > 0,
@@ -416,7 +437,11 @@ describe('the portal page, as a learner uses it', () => {
     expect(newKey).not.toBe(app.apiKey);
     expect(await page.locator('#revealed-appSecret').count()).toBe(0); // only what was rotated is shown
 
-    await eventually(() => withKey(app.apiKey).then((r) => r.status), (status) => status === 401, 10_000);
+    await eventually(
+      () => withKey(app.apiKey).then((r) => r.status),
+      (status) => status === 401,
+      10_000,
+    );
     expect((await withKey(newKey)).status).toBe(200);
     app.apiKey = newKey;
   });
@@ -440,7 +465,11 @@ describe('the portal page, as a learner uses it', () => {
     await page.locator('.badge-revoked').first().waitFor();
     await page.getByText(/This app is revoked/).waitFor();
     expect(await page.getByRole('button', { name: 'Rotate chosen credentials…' }).count()).toBe(0);
-    await eventually(() => withKey(app.apiKey).then((r) => r.status), (status) => status === 401, 10_000);
+    await eventually(
+      () => withKey(app.apiKey).then((r) => r.status),
+      (status) => status === 401,
+      10_000,
+    );
   });
 
   it('when the app is deleted, then the list says so and the app is gone', async () => {
@@ -526,7 +555,9 @@ describe('the Get started code', () => {
   let input: SnippetInput;
 
   beforeAll(async () => {
-    const register = await apiRequest(gateway(), 'POST', '/api/auth/register', { body: { email: `snippets-${Date.now().toString(36)}@example.org`, password: PASSWORD } });
+    const register = await apiRequest(gateway(), 'POST', '/api/auth/register', {
+      body: { email: `snippets-${Date.now().toString(36)}@example.org`, password: PASSWORD },
+    });
     const created = await apiRequest(gateway(), 'POST', '/api/apps', {
       token: register.json().token,
       body: { name: 'Every snippet', redirectUris: ['http://127.0.0.1:9/callback'] },
@@ -538,25 +569,36 @@ describe('the Get started code', () => {
 
   /** curl prints the body as it came; Python and JavaScript print the status, then the body indented. */
   const succeeded = (language: (typeof LANGUAGES)[number], ran: Ran) =>
-    ran.code === 0 &&
-    (language === 'curl' || ran.output.startsWith('200\n')) &&
-    /"entity":\s?"departments"|"authenticated":\s?true/.test(ran.output);
+    ran.code === 0 && (language === 'curl' || ran.output.startsWith('200\n')) && /"entity":\s?"departments"|"authenticated":\s?true/.test(ran.output);
 
-  it.each(AUTH_STYLES.map((style) => [style.title, style.id] as const))('when the %s code runs in curl, Python and JavaScript, then the sandbox accepts it', async (_title, style) => {
-    for (const language of LANGUAGES) {
-      // An HMAC signature is accepted once, and two in the same second are the same: each language signs in a second of its own.
-      if (style === 'hmac') await new Promise((resolve) => setTimeout(resolve, 1_020 - (Date.now() % 1_000)));
-      const ran = await runSnippet[language](authSnippet(style, language, input));
-      expect({ style, language, ok: succeeded(language, ran), output: succeeded(language, ran) ? '' : ran.output.slice(0, 600) }).toEqual({ style, language, ok: true, output: '' });
-    }
-  });
+  it.each(AUTH_STYLES.map((style) => [style.title, style.id] as const))(
+    'when the %s code runs in curl, Python and JavaScript, then the sandbox accepts it',
+    async (_title, style) => {
+      for (const language of LANGUAGES) {
+        // An HMAC signature is accepted once, and two in the same second are the same: each language signs in a second of its own.
+        if (style === 'hmac') await new Promise((resolve) => setTimeout(resolve, 1_020 - (Date.now() % 1_000)));
+        const ran = await runSnippet[language](authSnippet(style, language, input));
+        expect({ style, language, ok: succeeded(language, ran), output: succeeded(language, ran) ? '' : ran.output.slice(0, 600) }).toEqual({
+          style,
+          language,
+          ok: true,
+          output: '',
+        });
+      }
+    },
+  );
 
-  it.each(PAGINATION_STYLES.map((style) => [style.title, style.id] as const))('when the %s code runs in curl, Python and JavaScript, then it reads all 2,173 employees', async (_title, style) => {
-    const runs = await Promise.all(LANGUAGES.map(async (language) => ({ language, ran: await runSnippet[language](paginationSnippet(style, language, input)) })));
-    for (const { language, ran } of runs) {
-      expect({ style, language, code: ran.code, rows: rowsOf(ran.output) }).toEqual({ style, language, code: 0, rows: 2173 });
-    }
-  });
+  it.each(PAGINATION_STYLES.map((style) => [style.title, style.id] as const))(
+    'when the %s code runs in curl, Python and JavaScript, then it reads all 2,173 employees',
+    async (_title, style) => {
+      const runs = await Promise.all(
+        LANGUAGES.map(async (language) => ({ language, ran: await runSnippet[language](paginationSnippet(style, language, input)) })),
+      );
+      for (const { language, ran } of runs) {
+        expect({ style, language, code: ran.code, rows: rowsOf(ran.output) }).toEqual({ style, language, code: 0, rows: 2173 });
+      }
+    },
+  );
 });
 
 // ---- the checks themselves ---------------------------------------------------------
@@ -574,7 +616,11 @@ describe('the checks this file relies on', () => {
         document.head.append(script);
       });
       // Heard twice: Chromium's own console message, and the securitypolicyviolation event.
-      await eventually(async () => problems.join('\n'), (heard) => /CSP violation: script-src/.test(heard) && /Content Security Policy directive 'script-src/.test(heard), 10_000);
+      await eventually(
+        async () => problems.join('\n'),
+        (heard) => /CSP violation: script-src/.test(heard) && /Content Security Policy directive 'script-src/.test(heard),
+        10_000,
+      );
       expect(await page.evaluate(() => 'inlineRan' in window)).toBe(false);
 
       await page.evaluate(() => {

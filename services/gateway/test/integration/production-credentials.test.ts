@@ -1,6 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { apiRequest, createApp, eventually, rawRequest, registerUser, startSystem, type CreatedApp, type RawResponse, type RunningSystem } from '@sandbox/testing';
+import {
+  apiRequest,
+  createApp,
+  eventually,
+  rawRequest,
+  registerUser,
+  startSystem,
+  type CreatedApp,
+  type RawResponse,
+  type RunningSystem,
+} from '@sandbox/testing';
 
 jest.setTimeout(120_000);
 
@@ -11,7 +21,8 @@ const awsKey = () => ['AK', 'IA'].join('') + upper(16);
 const stripeKey = () => 'sk' + '_live_' + randomBytes(18).toString('base64url').replace(/[-_]/g, 'x');
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const slackToken = () => ['xo', 'xb-'].join('') + '1234567890-' + randomBytes(18).toString('hex');
-const idpJwt = () => `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iss: `https://login.microsoftonline.com/${randomUUID()}/v2.0`, sub: 'x' })}.${randomBytes(64).toString('base64url')}`;
+const idpJwt = () =>
+  `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iss: `https://login.microsoftonline.com/${randomUUID()}/v2.0`, sub: 'x' })}.${randomBytes(64).toString('base64url')}`;
 
 /**
  * A body sent in chunks with a pause between them (Transfer-Encoding:
@@ -58,15 +69,29 @@ describe('the production-credential guard', () => {
 
   it('in a header, the query, a JSON body, a form body and the path: 400 naming the kind, the value nowhere', async () => {
     const secrets = [awsKey(), stripeKey(), idpJwt(), awsKey(), awsKey()];
-    expectRefused(await rawRequest(`${system.baseUrl}/playground/auth/api-key`, { headers: { 'x-api-key': app.apiKey, 'X-Debug': secrets[0] } }), /AWS access key/);
+    expectRefused(
+      await rawRequest(`${system.baseUrl}/playground/auth/api-key`, { headers: { 'x-api-key': app.apiKey, 'X-Debug': secrets[0] } }),
+      /AWS access key/,
+    );
     expectRefused(await rawRequest(`${system.baseUrl}/playground/data/hr/employees?api_key=${app.apiKey}&note=${secrets[1]}`), /Stripe/);
-    expectRefused(await apiRequest(system.baseUrl, 'POST', '/playground/auth/jwt/decode', { body: { token: secrets[2] } }), /JWT issued by login\.microsoftonline\.com/);
+    expectRefused(
+      await apiRequest(system.baseUrl, 'POST', '/playground/auth/jwt/decode', { body: { token: secrets[2] } }),
+      /JWT issued by login\.microsoftonline\.com/,
+    );
     // The token endpoint speaks RFC 6749: the refusal is invalid_request, explained in error_description.
-    const form = await rawRequest(`${system.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&client_id=${secrets[3]}` });
+    const form = await rawRequest(`${system.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&client_id=${secrets[3]}`,
+    });
     expect({ status: form.status, error: form.json().error }).toEqual({ status: 400, error: 'invalid_request' });
     expect(form.json().error_description).toMatch(/AWS access key.*rotate/);
     expectRefused(await rawRequest(`${system.baseUrl}/playground/data/${secrets[4]}/x`, { headers: { 'X-Request-Id': 'guard-path-1' } }), /AWS access key/);
-    await eventually(async () => system.output(), (out) => out.includes('"requestId":"guard-path-1"'), 10_000);
+    await eventually(
+      async () => system.output(),
+      (out) => out.includes('"requestId":"guard-path-1"'),
+      10_000,
+    );
     for (const secret of secrets) expect(system.output()).not.toContain(secret);
   });
 
@@ -87,7 +112,11 @@ describe('the production-credential guard', () => {
       expectRefused(await post(path, 'application/json', JSON.stringify({ note: 'mine', key: secrets[0] }), `${id}-json`), /AWS access key/);
       expectRefused(await post(path, 'application/x-www-form-urlencoded', `note=mine&key=${encodeURIComponent(secrets[1])}`, `${id}-form`), /Stripe/);
       expectRefused(await post(path, 'text/plain', `my token is ${secrets[2]} ok`, `${id}-text`), /Slack token/);
-      await eventually(async () => system.output(), (out) => out.includes(`"requestId":"${id}-text"`), 10_000);
+      await eventually(
+        async () => system.output(),
+        (out) => out.includes(`"requestId":"${id}-text"`),
+        10_000,
+      );
       for (const secret of secrets) expect(system.output()).not.toContain(secret);
     });
 
@@ -109,8 +138,14 @@ describe('the production-credential guard', () => {
       const chunks = ['{"note": "streamed", "key": "', key.slice(0, cut), key.slice(cut), '"}'];
       expectRefused(await chunkedRequest(`${system.baseUrl}${path}`, 'POST', { 'Content-Type': 'application/json' }, chunks), /Stripe/);
       // The same in a text body, and in a body of a type nobody parses.
-      expectRefused(await chunkedRequest(`${system.baseUrl}${path}`, 'PUT', { 'Content-Type': 'text/plain' }, ['my key: ', key.slice(0, cut), key.slice(cut), '\n']), /Stripe/);
-      expectRefused(await chunkedRequest(`${system.baseUrl}${path}`, 'PUT', { 'Content-Type': 'application/octet-stream' }, [key.slice(0, 5), key.slice(5)]), /Stripe/);
+      expectRefused(
+        await chunkedRequest(`${system.baseUrl}${path}`, 'PUT', { 'Content-Type': 'text/plain' }, ['my key: ', key.slice(0, cut), key.slice(cut), '\n']),
+        /Stripe/,
+      );
+      expectRefused(
+        await chunkedRequest(`${system.baseUrl}${path}`, 'PUT', { 'Content-Type': 'application/octet-stream' }, [key.slice(0, 5), key.slice(5)]),
+        /Stripe/,
+      );
     });
 
     it("a body without a secret, the sandbox's own API key included, is forwarded as before", async () => {
@@ -127,7 +162,11 @@ describe('the production-credential guard', () => {
       const boundary = `b${randomBytes(8).toString('hex')}`;
       const part = (disposition: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; ${disposition}\r\n\r\n${value}\r\n`;
       const upload = (parts: string) =>
-        rawRequest(`${system.baseUrl}/playground/upload`, { method: 'POST', headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` }, body: `${parts}--${boundary}--\r\n` });
+        rawRequest(`${system.baseUrl}/playground/upload`, {
+          method: 'POST',
+          headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+          body: `${parts}--${boundary}--\r\n`,
+        });
       const inFile = await upload(part('name="doc"; filename="notes.txt"', `key ${awsKey()}`));
       expect(inFile.status).toBe(200);
       expectRefused(await upload(part('name="note"', `key ${awsKey()}`)), /AWS access key/);
@@ -135,8 +174,14 @@ describe('the production-credential guard', () => {
   });
 
   it("the sandbox's own credentials and tokens, and a learner's made-up JWT, pass", async () => {
-    const tokens = (await rawRequest(`${system.baseUrl}/playground/auth/jwt/issue`, { method: 'POST', headers: { Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}` } })).json();
-    for (const token of [tokens.hs256, tokens.rs256]) expect((await rawRequest(`${system.baseUrl}/playground/auth/jwt`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    const tokens = (
+      await rawRequest(`${system.baseUrl}/playground/auth/jwt/issue`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}` },
+      })
+    ).json();
+    for (const token of [tokens.hs256, tokens.rs256])
+      expect((await rawRequest(`${system.baseUrl}/playground/auth/jwt`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
     const madeUp = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ iss: 'my-test-issuer', sub: 'me' })}.${randomBytes(32).toString('base64url')}`;
     const decoded = await apiRequest(system.baseUrl, 'POST', '/playground/auth/jwt/decode', { body: { token: madeUp } });
     expect(decoded.status).toBe(200);

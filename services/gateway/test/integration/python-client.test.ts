@@ -1,4 +1,13 @@
-import { createApp, isolatedMongoUrl, registerUser, requireStoreUrls, runPythonScript, startSystem, type CreatedApp, type RunningSystem } from '@sandbox/testing';
+import {
+  createApp,
+  isolatedMongoUrl,
+  registerUser,
+  requireStoreUrls,
+  runPythonScript,
+  startSystem,
+  type CreatedApp,
+  type RunningSystem,
+} from '@sandbox/testing';
 
 jest.setTimeout(120_000);
 

@@ -76,12 +76,18 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
 
   // What a learner's client sends, through one gateway; each resolves to the answer.
   const form = (gateway: string, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-    rawRequest(`${gateway}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
+    rawRequest(`${gateway}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
   const basicOf = (appId: string, secret: string) => `Basic ${Buffer.from(`${appId}:${secret}`).toString('base64')}`;
   const withApiKey = (gateway: string, apiKey: string) => rawRequest(`${gateway}/playground/auth/api-key`, { headers: { 'x-api-key': apiKey } });
   const withBearer = (gateway: string, token: string) => rawRequest(`${gateway}/playground/auth/bearer`, { headers: { Authorization: `Bearer ${token}` } });
-  const withBasic = (gateway: string, appId: string, secret: string) => rawRequest(`${gateway}/playground/auth/basic`, { headers: { Authorization: basicOf(appId, secret) } });
-  const withAccessToken = (gateway: string, access: string) => rawRequest(`${gateway}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${access}` } });
+  const withBasic = (gateway: string, appId: string, secret: string) =>
+    rawRequest(`${gateway}/playground/auth/basic`, { headers: { Authorization: basicOf(appId, secret) } });
+  const withAccessToken = (gateway: string, access: string) =>
+    rawRequest(`${gateway}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${access}` } });
   const tokenFor = (gateway: string, appId: string, secret: string, fields: Record<string, string> = {}) =>
     form(gateway, '/oauth/token', { grant_type: 'client_credentials', ...fields }, { Authorization: basicOf(appId, secret) });
   const dataPage = (gateway: string, apiKey: string, pack = 'stocks', entity = 'tickers') =>
@@ -105,7 +111,11 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
   };
   /** OAuth 1.0a's first leg, signed by the oauth-1.0a library with the app's API key as the consumer secret (a new nonce each call). */
   const requestToken = (gateway: string, appId: string, apiKey: string) => {
-    const signer = new OAuth({ consumer: { key: appId, secret: apiKey }, signature_method: 'HMAC-SHA1', hash_function: (base, key) => createHmac('sha1', key).update(base).digest('base64') });
+    const signer = new OAuth({
+      consumer: { key: appId, secret: apiKey },
+      signature_method: 'HMAC-SHA1',
+      hash_function: (base, key) => createHmac('sha1', key).update(base).digest('base64'),
+    });
     const data = { oauth_callback: 'oob' };
     const authorization = signer.toHeader(signer.authorize({ url: `${PUBLIC}/oauth1/request_token`, method: 'POST', data })).Authorization;
     // oauth_callback travels in the header the library wrote (sent in the body too, it would be a repeated parameter).
@@ -184,7 +194,9 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
       // Refused on the app's remembered scopes in B's gateway, identity#2 and oauth#2 (and A's).
       expect(await statusesOnBoth((gateway) => dataPage(gateway, app.apiKey))).toEqual(same(403));
       expect(await statusesOnBoth((gateway) => tokenFor(gateway, app.appId, app.appSecret, stocks))).toEqual(same(400));
-      expect({ B: authorized(await authorize(B, app.appId, stocks)), A: authorized(await authorize(A, app.appId, stocks)) }).toEqual(same('redirected invalid_scope'));
+      expect({ B: authorized(await authorize(B, app.appId, stocks)), A: authorized(await authorize(A, app.appId, stocks)) }).toEqual(
+        same('redirected invalid_scope'),
+      );
 
       await change('PUT', `/api/apps/${app.id}/scopes`, session, { scopes: ['hr:read', 'stocks:read'] });
       expect(await statusesOnBoth((gateway) => dataPage(gateway, app.apiKey))).toEqual(same(200));
@@ -196,9 +208,15 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
       await change('PUT', `/api/apps/${app.id}/scopes`, session, { scopes: ['hr:read'] });
       expect(await statusesOnBoth((gateway) => dataPage(gateway, app.apiKey))).toEqual(same(403));
       expect(await statusesOnBoth((gateway) => tokenFor(gateway, app.appId, app.appSecret, stocks))).toEqual(same(400));
-      expect({ B: authorized(await authorize(B, app.appId, stocks)), A: authorized(await authorize(A, app.appId, stocks)) }).toEqual(same('redirected invalid_scope'));
+      expect({ B: authorized(await authorize(B, app.appId, stocks)), A: authorized(await authorize(A, app.appId, stocks)) }).toEqual(
+        same('redirected invalid_scope'),
+      );
       // The token issued with the scope no longer reaches the pack (the app no longer holds it).
-      expect(await statusesOnBoth((gateway) => rawRequest(`${gateway}/playground/data/stocks/tickers?page_size=1`, { headers: { Authorization: `Bearer ${access}` } }))).toEqual(same(403));
+      expect(
+        await statusesOnBoth((gateway) =>
+          rawRequest(`${gateway}/playground/data/stocks/tickers?page_size=1`, { headers: { Authorization: `Bearer ${access}` } }),
+        ),
+      ).toEqual(same(403));
     });
   });
 
@@ -231,7 +249,13 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
 
     it('a new key used first: rotated through A, the new API key is accepted at once through B in every style, and then the old one refused', async () => {
       const { session, app } = await learnerWithApp({ scopes: ['hr:read'] });
-      expect(await statuses({ apiKey: () => withApiKey(B, app.apiKey), hmac: () => withHmac(B, app.appId, app.apiKey), oauth1: () => requestToken(B, app.appId, app.apiKey) })).toEqual({ apiKey: 200, hmac: 200, oauth1: 200 });
+      expect(
+        await statuses({
+          apiKey: () => withApiKey(B, app.apiKey),
+          hmac: () => withHmac(B, app.appId, app.apiKey),
+          oauth1: () => requestToken(B, app.appId, app.apiKey),
+        }),
+      ).toEqual({ apiKey: 200, hmac: 200, oauth1: 200 });
       const rotated = (await change('POST', `/api/apps/${app.id}/rotate`, session, { apiKey: true })).json() as CreatedApp;
       // oauth#2 remembers the old key: a signature with the new one must make it read the key again, not refuse.
       expect(
@@ -277,7 +301,14 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
       await change('PUT', `/api/apps/${app.id}/redirect-uris`, session, { redirectUris: [REDIRECT] });
       const verifier = randomBytes(32).toString('base64url');
       const code = new URL(String((await authorize(A, app.appId, { code_challenge: s256(verifier) })).headers.location)).searchParams.get('code')!;
-      const tokens = (await form(B, '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, { Authorization: basicOf(app.appId, app.appSecret) })).json();
+      const tokens = (
+        await form(
+          B,
+          '/oauth/token',
+          { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+          { Authorization: basicOf(app.appId, app.appSecret) },
+        )
+      ).json();
       expect(await statusesOnBoth((gateway) => withAccessToken(gateway, tokens.access_token))).toEqual(same(200));
       expect((await form(A, '/oauth/revoke', { token: tokens.refresh_token }, { Authorization: basicOf(app.appId, app.appSecret) })).status).toBe(200);
       expect(await statusesOnBoth((gateway) => withAccessToken(gateway, tokens.access_token))).toEqual(same(401));
@@ -402,7 +433,11 @@ describe('read your writes in the embedded default (one process per service, no 
     return status(rawRequest(`${url}/playground/auth/hmac`, { headers: { 'x-app-id': appId, 'x-timestamp': timestamp, 'x-signature': signature } }));
   };
   const authorizeStatus = (appId: string) =>
-    status(rawRequest(`${url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: appId, redirect_uri: REDIRECT, code_challenge: s256('v'.repeat(43)), code_challenge_method: 'S256' })}`));
+    status(
+      rawRequest(
+        `${url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: appId, redirect_uri: REDIRECT, code_challenge: s256('v'.repeat(43)), code_challenge_method: 'S256' })}`,
+      ),
+    );
   const change = async (method: string, path: string, token: string, body?: unknown) =>
     expect((await apiRequest(url, method, path, { token, ...(body === undefined ? {} : { body }) })).status).toBe(200);
 
@@ -428,7 +463,11 @@ describe('read your writes in the embedded default (one process per service, no 
     const app = await createApp(url, await registerUser(url));
     const basic = `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`;
     const post = (path: string, fields: Record<string, string>) =>
-      rawRequest(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic }, body: new URLSearchParams(fields).toString() });
+      rawRequest(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+        body: new URLSearchParams(fields).toString(),
+      });
     const access = (await post('/oauth/token', { grant_type: 'client_credentials' })).json().access_token as string;
     const use = () => status(rawRequest(`${url}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${access}` } }));
     expect(await use()).toBe(200);

@@ -55,7 +55,11 @@ describe('one flow, consecutive requests on different replicas of the gateway an
 
   const basic = () => `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`;
   const post = (gateway: string, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-    rawRequest(`${gateway}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
+    rawRequest(`${gateway}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
   const token = (gateway: string, fields: Record<string, string>) => post(gateway, '/oauth/token', fields, { Authorization: basic() });
   const introspect = (gateway: string, value: string) => post(gateway, '/oauth/introspect', { token: value });
   const atResource = (gateway: string, access: string) => rawRequest(`${gateway}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${access}` } });
@@ -99,7 +103,15 @@ describe('one flow, consecutive requests on different replicas of the gateway an
 
   /** The authorize step through one gateway (the 302 read by hand); resolves to the code. */
   const authorize = async (gateway: string, challenge: string) => {
-    const query = new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, scope: 'hr:read', state: 'st', code_challenge: challenge, code_challenge_method: 'S256' });
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: app.appId,
+      redirect_uri: REDIRECT,
+      scope: 'hr:read',
+      state: 'st',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const res = await rawRequest(`${gateway}/oauth/authorize?${query}`);
     expect(res.status).toBe(302);
     const params = new URL(res.headers.location as string).searchParams;
@@ -162,10 +174,20 @@ describe('one flow, consecutive requests on different replicas of the gateway an
     expect(Object.values(one.pids).filter((pid) => Object.values(two.pids).includes(pid))).toEqual([]);
 
     // And in fact: what comes through A is served by A's processes only, and through B by B's.
-    const before = await Promise.all([served(one, 'identity', 'Register'), served(two, 'identity', 'Register'), served(one, 'oauth', 'Token'), served(two, 'oauth', 'Token')]);
+    const before = await Promise.all([
+      served(one, 'identity', 'Register'),
+      served(two, 'identity', 'Register'),
+      served(one, 'oauth', 'Token'),
+      served(two, 'oauth', 'Token'),
+    ]);
     const user = await registerUser(A);
     expect((await token(B, { grant_type: 'client_credentials' })).status).toBe(200);
-    const after = await Promise.all([served(one, 'identity', 'Register'), served(two, 'identity', 'Register'), served(one, 'oauth', 'Token'), served(two, 'oauth', 'Token')]);
+    const after = await Promise.all([
+      served(one, 'identity', 'Register'),
+      served(two, 'identity', 'Register'),
+      served(one, 'oauth', 'Token'),
+      served(two, 'oauth', 'Token'),
+    ]);
     expect(after.map((n, i) => n - before[i])).toEqual([1, 0, 0, 1]);
     // A session made on identity#1 is good on identity#2 (MongoDB, SESSION_SIGNING_KEY).
     expect((await apiRequest(B, 'GET', '/api/apps', { token: user })).status).toBe(200);
@@ -173,7 +195,8 @@ describe('one flow, consecutive requests on different replicas of the gateway an
 
   describe('OAuth 2.0', () => {
     it('a code made through A is redeemed through B; presented again through A it is invalid_grant, and the tokens of the first redemption are revoked on every replica', async () => {
-      const counts = () => Promise.all([served(one, 'oauth', 'Authorize'), served(two, 'oauth', 'Authorize'), served(one, 'oauth', 'Token'), served(two, 'oauth', 'Token')]);
+      const counts = () =>
+        Promise.all([served(one, 'oauth', 'Authorize'), served(two, 'oauth', 'Authorize'), served(one, 'oauth', 'Token'), served(two, 'oauth', 'Token')]);
       const before = await counts();
       const { tokens, redeem } = await codeFlow();
       // Authorize answered by oauth#1, the redemption by oauth#2.
@@ -196,7 +219,12 @@ describe('one flow, consecutive requests on different replicas of the gateway an
       const both = await Promise.all([redeem(A), redeem(B)]);
       expect(both.map((res) => res.status).sort()).toEqual([200, 400]);
       const won = both.find((res) => res.status === 200)!.json();
-      expectOAuthError(both.find((res) => res.status === 400)!, 400, 'invalid_grant', /already redeemed/);
+      expectOAuthError(
+        both.find((res) => res.status === 400)!,
+        400,
+        'invalid_grant',
+        /already redeemed/,
+      );
       expect((await introspect(A, won.refresh_token)).json()).toEqual({ active: false });
       expect((await introspect(B, won.access_token)).json()).toEqual({ active: false });
     });
@@ -287,14 +315,22 @@ describe('one flow, consecutive requests on different replicas of the gateway an
       const both = await Promise.all([A, B].map((gateway) => signed('POST', '/oauth1/access_token', { oauth_verifier: verifier }, temporary)(gateway)));
       expect(both.map((res) => res.status).sort()).toEqual([200, 401]);
       // Which words depends on which request read the token first; the rule, and its problem, are the same.
-      expectProblem(both.find((res) => res.status === 401)!, 'token_used', /a temporary token works once/);
+      expectProblem(
+        both.find((res) => res.status === 401)!,
+        'token_used',
+        /a temporary token works once/,
+      );
     });
   });
 
   describe('the auth playground', () => {
     const hmacThrough = (gateway: string, timestamp: number) =>
       rawRequest(`${gateway}/playground/auth/hmac`, {
-        headers: { 'x-app-id': app.appId, 'x-timestamp': String(timestamp), 'x-signature': createHmac('sha256', app.apiKey).update(`${timestamp}.GET./playground/auth/hmac`).digest('hex') },
+        headers: {
+          'x-app-id': app.appId,
+          'x-timestamp': String(timestamp),
+          'x-signature': createHmac('sha256', app.apiKey).update(`${timestamp}.GET./playground/auth/hmac`).digest('hex'),
+        },
       });
 
     // replicas.test.ts checks the replay with REPLICAS=2, where round robin may keep both uses on one oauth replica; here they cannot be.
@@ -304,7 +340,11 @@ describe('one flow, consecutive requests on different replicas of the gateway an
       expectRefused(await hmacThrough(B, now - 3), /^HMAC /, /^Replayed: this exact signature .* was already used/);
       const both = await Promise.all([hmacThrough(A, now - 4), hmacThrough(B, now - 4)]);
       expect(both.map((res) => res.status).sort()).toEqual([200, 401]);
-      expectRefused(both.find((res) => res.status === 401)!, /^HMAC /, /^Replayed/);
+      expectRefused(
+        both.find((res) => res.status === 401)!,
+        /^HMAC /,
+        /^Replayed/,
+      );
     });
 
     it('Digest: a nonce from A answered through B with nc 1 is accepted; nc 1 again through A is refused; nc 2 through B is accepted', async () => {
@@ -347,7 +387,10 @@ describe('one flow, consecutive requests on different replicas of the gateway an
     const { rs256, hs256 } = issued.json();
     expect((await jwtVerify(rs256, keys, { algorithms: ['RS256'], audience: 'urn:training-sandbox:playground' })).payload.sub).toBe(app.appId);
     for (const jwt of [rs256, hs256]) {
-      expect((await rawRequest(`${B}/playground/auth/jwt`, { headers: { Authorization: `Bearer ${jwt}` } })).json()).toMatchObject({ authenticated: true, style: 'jwt' });
+      expect((await rawRequest(`${B}/playground/auth/jwt`, { headers: { Authorization: `Bearer ${jwt}` } })).json()).toMatchObject({
+        authenticated: true,
+        style: 'jwt',
+      });
     }
   });
 
@@ -364,7 +407,11 @@ describe('one flow, consecutive requests on different replicas of the gateway an
 
     // Those three requests are the app's whole log (each gateway sends its entries within a second).
     const logs = (gateway: string, query: string) => apiRequest(gateway, 'GET', `/api/apps/${paged.id}/logs${query}`, { token: session });
-    await eventually(async () => (await logs(A, '')).json().total as number, (total) => total >= 3, 15_000);
+    await eventually(
+      async () => (await logs(A, '')).json().total as number,
+      (total) => total >= 3,
+      15_000,
+    );
     const newest = await logs(A, '?page_size=1');
     expect(newest.json()).toMatchObject({ total: 3, nextPageToken: expect.any(String) });
     const older = await logs(B, `?page_size=1&pageToken=${encodeURIComponent(newest.json().nextPageToken)}`);

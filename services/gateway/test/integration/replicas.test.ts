@@ -35,7 +35,11 @@ describe('REPLICAS=2 runs two processes of everything', () => {
 
   it('an app made through one gateway reads pages through the other, and page tokens and access tokens hold across replicas', async () => {
     const [a, b] = gateways;
-    const { token } = (await apiRequest(a, 'POST', '/api/auth/register', { body: { email: `rep-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' } })).json();
+    const { token } = (
+      await apiRequest(a, 'POST', '/api/auth/register', {
+        body: { email: `rep-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' },
+      })
+    ).json();
     const app = (await apiRequest(b, 'POST', '/api/apps', { token, body: { name: 'replicas' } })).json();
     const headers = { 'x-api-key': app.apiKey };
     const first = await apiRequest(a, 'GET', '/playground/data/hr/employees?paginate=token&page_size=5', { headers });
@@ -52,22 +56,35 @@ describe('REPLICAS=2 runs two processes of everything', () => {
     expect([...seconds][0]).not.toBe(JSON.stringify(first.json().data));
     // An access token issued by one oauth replica is accepted whichever replica checks it.
     const basic = `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`;
-    const issued = await apiRequest(a, 'POST', '/oauth/token', { body: 'grant_type=client_credentials&scope=hr%3Aread', headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const issued = await apiRequest(a, 'POST', '/oauth/token', {
+      body: 'grant_type=client_credentials&scope=hr%3Aread',
+      headers: { Authorization: basic, 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(issued.status).toBe(200);
     for (let i = 0; i < 6; i++) {
-      const read = await apiRequest(gateways[i % 2], 'GET', '/playground/data/hr/employees?page_size=5', { headers: { Authorization: `Bearer ${issued.json().access_token}` } });
+      const read = await apiRequest(gateways[i % 2], 'GET', '/playground/data/hr/employees?page_size=5', {
+        headers: { Authorization: `Bearer ${issued.json().access_token}` },
+      });
       expect({ i, status: read.status }).toEqual({ i, status: 200 });
     }
   });
 
   it('one flow across replicas: an HMAC signature used once is refused as a replay on the other gateway, and a token revoked through one is refused through the other', async () => {
     const [a, b] = gateways;
-    const { token } = (await apiRequest(a, 'POST', '/api/auth/register', { body: { email: `rep-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' } })).json();
+    const { token } = (
+      await apiRequest(a, 'POST', '/api/auth/register', {
+        body: { email: `rep-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' },
+      })
+    ).json();
     const app = (await apiRequest(a, 'POST', '/api/apps', { token, body: { name: 'one flow' } })).json();
 
     // The replay memory lives in Redis: whichever oauth replica checks the second use remembers the first.
     const timestamp = String(Math.floor(Date.now() / 1000));
-    const signed = { 'x-app-id': app.appId, 'x-timestamp': timestamp, 'x-signature': createHmac('sha256', app.apiKey).update(`${timestamp}.GET./playground/auth/hmac`).digest('hex') };
+    const signed = {
+      'x-app-id': app.appId,
+      'x-timestamp': timestamp,
+      'x-signature': createHmac('sha256', app.apiKey).update(`${timestamp}.GET./playground/auth/hmac`).digest('hex'),
+    };
     expect((await rawRequest(`${a}/playground/auth/hmac`, { headers: signed })).status).toBe(200);
     for (const gateway of [b, a, b]) {
       const replay = await rawRequest(`${gateway}/playground/auth/hmac`, { headers: signed });
@@ -76,12 +93,20 @@ describe('REPLICAS=2 runs two processes of everything', () => {
     }
 
     // A revocation recorded through one gateway reaches the other (its credential cache keeps a verdict at most 500 ms).
-    const basic = { Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' };
-    const access = (await rawRequest(`${a}/oauth/token`, { method: 'POST', headers: basic, body: 'grant_type=client_credentials&scope=hr%3Aread' })).json().access_token;
+    const basic = {
+      Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`,
+      'Content-Type': 'application/x-www-form-urlencoded',
+    };
+    const access = (await rawRequest(`${a}/oauth/token`, { method: 'POST', headers: basic, body: 'grant_type=client_credentials&scope=hr%3Aread' })).json()
+      .access_token;
     const useOn = (gateway: string) => rawRequest(`${gateway}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${access}` } });
     expect((await useOn(b)).status).toBe(200);
     expect((await rawRequest(`${a}/oauth/revoke`, { method: 'POST', headers: basic, body: `token=${encodeURIComponent(access)}` })).status).toBe(200);
-    const refused = await eventually(() => useOn(b), (res) => res.status === 401, 10_000);
+    const refused = await eventually(
+      () => useOn(b),
+      (res) => res.status === 401,
+      10_000,
+    );
     // Generous for a busy machine; the rule is a second.
     expect(refused.elapsedMs).toBeLessThan(5_000);
     expect((await useOn(a)).status).toBe(401);
@@ -90,7 +115,11 @@ describe('REPLICAS=2 runs two processes of everything', () => {
   it('with one data replica killed, the other answers every page', async () => {
     process.kill(system.pids['data#2'], 'SIGKILL');
     const [a] = gateways;
-    const { token } = (await apiRequest(a, 'POST', '/api/auth/register', { body: { email: `rep-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' } })).json();
+    const { token } = (
+      await apiRequest(a, 'POST', '/api/auth/register', {
+        body: { email: `rep-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' },
+      })
+    ).json();
     const app = (await apiRequest(a, 'POST', '/api/apps', { token, body: { name: 'survivor' } })).json();
     // The gateway learns of the death when its stream to that replica breaks; from then on every call goes to the survivor.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -99,9 +128,15 @@ describe('REPLICAS=2 runs two processes of everything', () => {
       expect({ i, status: page.status }).toEqual({ i, status: 200 });
     }
     // The launcher says how to start that replica again (its own port, the address lists), never printing the keys it made.
-    const said = await eventually(async () => system.output(), (out) => out.includes('launcher: data#2 exited'), 10_000);
+    const said = await eventually(
+      async () => system.output(),
+      (out) => out.includes('launcher: data#2 exited'),
+      10_000,
+    );
     const hint = /launcher: data#2 exited .*/.exec(said.value)![0];
-    expect(hint).toMatch(/Start it again with: .*DATA_GRPC_PORT=\d+ GRPC_TLS_DIR=\S+\/data npm run start:data \(after setting (PAGE_TOKEN_KEY|JWT_SIGNING_KEY) and (PAGE_TOKEN_KEY|JWT_SIGNING_KEY), which this run made up, for every replica\)/);
+    expect(hint).toMatch(
+      /Start it again with: .*DATA_GRPC_PORT=\d+ GRPC_TLS_DIR=\S+\/data npm run start:data \(after setting (PAGE_TOKEN_KEY|JWT_SIGNING_KEY) and (PAGE_TOKEN_KEY|JWT_SIGNING_KEY), which this run made up, for every replica\)/,
+    );
     expect(hint).not.toMatch(/PAGE_TOKEN_KEY=|JWT_SIGNING_KEY=/);
   });
 });

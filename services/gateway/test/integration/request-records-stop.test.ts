@@ -33,7 +33,9 @@ describe('request logs and usage counts when a gateway stops cleanly (real store
     const statuses: number[] = [];
     // Ten rounds of 20 at once, 150 ms apart: the burst spans flushes, so one is likely under way at the stop.
     for (let round = 0; round < 10; round++) {
-      const answers = await Promise.all(Array.from({ length: 20 }, () => rawRequest(`${system.baseUrl}/playground/auth/api-key`, { headers: { 'x-api-key': app.apiKey } })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => rawRequest(`${system.baseUrl}/playground/auth/api-key`, { headers: { 'x-api-key': app.apiKey } })),
+      );
       statuses.push(...answers.map((a) => a.status));
       await new Promise((resolve) => setTimeout(resolve, 150));
     }

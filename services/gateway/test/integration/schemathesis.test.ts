@@ -117,7 +117,11 @@ describe('Schemathesis against the running sandbox', () => {
     const failed = output.indexOf('= FAILURES =') >= 0 ? output.slice(output.indexOf('= FAILURES ='), output.lastIndexOf('SUMMARY')) : '';
     const errored = output.indexOf('= ERRORS =') >= 0 ? output.slice(output.indexOf('= ERRORS ='), output.indexOf('= ERRORS =') + 3000) : '';
     if (failed || errored) console.log(`${failed.slice(0, 12_000)}\n${errored}`);
-    expect({ code, failures: /\d+ failures?/.exec(summary)?.[0] ?? 'none', errors: /\d+ errors?/.exec(summary)?.[0] ?? 'none' }).toEqual({ code: 0, failures: 'none', errors: 'none' });
+    expect({ code, failures: /\d+ failures?/.exec(summary)?.[0] ?? 'none', errors: /\d+ errors?/.exec(summary)?.[0] ?? 'none' }).toEqual({
+      code: 0,
+      failures: 'none',
+      errors: 'none',
+    });
     expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(/<testsuite /);
   });
 });

@@ -15,7 +15,12 @@ describe('sign-ins and registrations beyond what identity hashes at once', () =>
   const register = (email: string) => apiRequest(system.baseUrl, 'POST', '/api/auth/register', { body: { email, password: 'correct horse battery' } });
 
   beforeAll(async () => {
-    system = await startSystem({ MONGO_URL: isolatedMongoUrl('busy'), REDIS_URL: requireStoreUrls().redisUrl, PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '0' });
+    system = await startSystem({
+      MONGO_URL: isolatedMongoUrl('busy'),
+      REDIS_URL: requireStoreUrls().redisUrl,
+      PASSWORD_HASH_CONCURRENCY: '1',
+      PASSWORD_HASH_QUEUE: '0',
+    });
   });
   afterAll(async () => system?.stop());
 

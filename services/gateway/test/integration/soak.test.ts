@@ -12,7 +12,11 @@ jest.setTimeout(240_000);
 describe('a 15 s soak over two replicas of everything', () => {
   it('gives no unexpected status', async () => {
     const { code, report } = await runBenchScript('bench/soak.mjs', ['--duration', '15', '--connections', '50']);
-    expect({ unexpected: report.unexpected, samples: report.samples, firstErrors: report.firstErrors }).toEqual({ unexpected: 0, samples: {}, firstErrors: [] });
+    expect({ unexpected: report.unexpected, samples: report.samples, firstErrors: report.firstErrors }).toEqual({
+      unexpected: 0,
+      samples: {},
+      firstErrors: [],
+    });
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     expect(report.requests).toBeGreaterThan(0);
     expect(code).toBe(0);

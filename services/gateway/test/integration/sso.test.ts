@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import mongoose from 'mongoose';
-import { apiRequest, eventually, freePort, isolatedMongoUrl, rawRequest, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
+import {
+  apiRequest,
+  eventually,
+  freePort,
+  isolatedMongoUrl,
+  rawRequest,
+  requireStoreUrls,
+  startSystem,
+  type RawResponse,
+  type RunningSystem,
+} from '@sandbox/testing';
 import { HandBrowser, pkcePair, signInAtProvider, startOidcProvider, type OidcProviderFixture } from '../../../../test/support/oidc-provider';
 import { start, type RunningGateway } from '../../src/composition';
 import { loadGatewayConfig } from '../../src/config';
@@ -44,7 +54,8 @@ async function signIn(baseUrl: string, account = ADA, browser = new HandBrowser(
 }
 
 /** What the portal does once it lands: POST /api/auth/sso/session, as a same-origin fetch with its cookies. */
-const pickUp = (baseUrl: string, browser: HandBrowser) => browser.request(new URL(`${baseUrl}/api/auth/sso/session`), { method: 'POST', headers: { 'Sec-Fetch-Site': 'same-origin' } });
+const pickUp = (baseUrl: string, browser: HandBrowser) =>
+  browser.request(new URL(`${baseUrl}/api/auth/sso/session`), { method: 'POST', headers: { 'Sec-Fetch-Site': 'same-origin' } });
 
 /**
  * An in-process gateway in front of the system's services, with SSO settings
@@ -89,8 +100,20 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
     unreachablePort = await freePort();
     unreachable = await inProcessGateway(system, { EXTERNAL_IDP_ISSUER: `http://127.0.0.1:${unreachablePort}` });
     const callbacks = (...urls: string[]) => urls.map((url) => `${url}/api/auth/sso/callback`);
-    await provider.registerClient({ client_id: CLIENT_ID, token_endpoint_auth_method: 'none', redirect_uris: callbacks(base(), clocked.url), grant_types: ['authorization_code'], response_types: ['code'] });
-    await provider.registerClient({ client_id: 'another-client', token_endpoint_auth_method: 'none', redirect_uris: callbacks(misconfigured.url), grant_types: ['authorization_code'], response_types: ['code'] });
+    await provider.registerClient({
+      client_id: CLIENT_ID,
+      token_endpoint_auth_method: 'none',
+      redirect_uris: callbacks(base(), clocked.url),
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    });
+    await provider.registerClient({
+      client_id: 'another-client',
+      token_endpoint_auth_method: 'none',
+      redirect_uris: callbacks(misconfigured.url),
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    });
   });
 
   afterAll(async () => {
@@ -129,14 +152,18 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
       state: expect.stringMatching(/^[\w-]{20,}$/),
       nonce: expect.stringMatching(/^[\w-]{20,}$/),
     });
-    expect(cookieNamed(started, 'sandbox_sso_flow')).toMatch(/^sandbox_sso_flow=[\w-]+(\.[\w-]*){4}; Path=\/api\/auth\/sso\/callback; Max-Age=600; HttpOnly; SameSite=Lax$/);
+    expect(cookieNamed(started, 'sandbox_sso_flow')).toMatch(
+      /^sandbox_sso_flow=[\w-]+(\.[\w-]*){4}; Path=\/api\/auth\/sso\/callback; Max-Age=600; HttpOnly; SameSite=Lax$/,
+    );
 
     // Back: to the portal, the flow cookie spent and the session waiting in a Strict cookie for the session path only.
     expect(callback.response.status).toBe(303);
     expect(String(callback.response.headers.location)).toBe('../../../portal/#/apps?sso=signed_in');
     expect(landed.href).toMatch(SIGNED_IN);
     expect(cookieNamed(callback.response, 'sandbox_sso_flow')).toBe('sandbox_sso_flow=; Path=/api/auth/sso/callback; Max-Age=0; HttpOnly; SameSite=Lax');
-    expect(cookieNamed(callback.response, 'sandbox_sso_handoff')).toMatch(/^sandbox_sso_handoff=[\w.-]+; Path=\/api\/auth\/sso\/session; Max-Age=60; HttpOnly; SameSite=Strict$/);
+    expect(cookieNamed(callback.response, 'sandbox_sso_handoff')).toMatch(
+      /^sandbox_sso_handoff=[\w.-]+; Path=\/api\/auth\/sso\/session; Max-Age=60; HttpOnly; SameSite=Strict$/,
+    );
 
     // The page picks it up, once.
     const picked = await pickUp(base(), browser);
@@ -156,10 +183,17 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
     // The provider's ID token is the session: identity verifies it on every call, SIGNUP=closed notwithstanding.
     const me = await apiRequest(base(), 'GET', '/api/me', { token });
     expect(me.status).toBe(200);
-    expect(me.json()).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), email: 'ada@campus.example', provider: provider.issuer, createdAt: expect.any(String) });
+    expect(me.json()).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      email: 'ada@campus.example',
+      provider: provider.issuer,
+      createdAt: expect.any(String),
+    });
     const app = await apiRequest(base(), 'POST', '/api/apps', { token, body: { name: 'signed in through the campus' } });
     expect(app.status).toBe(201);
-    expect((await apiRequest(base(), 'POST', '/api/auth/register', { body: { email: 'bob@campus.example', password: 'correct horse battery' } })).json().error.code).toBe('signup_closed');
+    expect(
+      (await apiRequest(base(), 'POST', '/api/auth/register', { body: { email: 'bob@campus.example', password: 'correct horse battery' } })).json().error.code,
+    ).toBe('signup_closed');
 
     expect((await apiRequest(base(), 'POST', '/api/auth/logout', { token })).status).toBe(200);
     const after = await apiRequest(base(), 'GET', '/api/me', { token });
@@ -188,7 +222,14 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
     const guarded = await inProcessGateway(system, { EXTERNAL_IDP_ISSUER: campus, SSO_CLIENT_ID: 'training-sandbox' });
     try {
       const { privateKey } = await generateKeyPair('RS256');
-      const jwt = (iss: string) => new SignJWT({ email: 'ada@campus.example' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(iss).setAudience(CLIENT_ID).setSubject('ada').setExpirationTime('10m').sign(privateKey);
+      const jwt = (iss: string) =>
+        new SignJWT({ email: 'ada@campus.example' })
+          .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+          .setIssuer(iss)
+          .setAudience(CLIENT_ID)
+          .setSubject('ada')
+          .setExpirationTime('10m')
+          .sign(privateKey);
       const ours = await rawRequest(`${guarded.url}/playground/echo?id_token=${await jwt(campus)}`, { headers: { 'X-Id-Token': await jwt(campus) } });
       expect(ours.status).toBe(200);
       const foreign = await rawRequest(`${guarded.url}/playground/echo`, { headers: { 'X-Id-Token': await jwt('https://login.other-university.org') } });
@@ -207,14 +248,29 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
       const { verifier, challenge } = pkcePair();
       const browser = new HandBrowser();
       const authorize = new URL(`${stranger.issuer}/auth`);
-      Object.entries({ client_id: CLIENT_ID, response_type: 'code', redirect_uri: redirectUri, scope: 'openid email', code_challenge: challenge, code_challenge_method: 'S256', state: 's', nonce: 'n' }).forEach(([k, v]) => authorize.searchParams.set(k, v));
+      Object.entries({
+        client_id: CLIENT_ID,
+        response_type: 'code',
+        redirect_uri: redirectUri,
+        scope: 'openid email',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+        nonce: 'n',
+      }).forEach(([k, v]) => authorize.searchParams.set(k, v));
       const loginPage = await browser.follow(authorize);
       const back = await signInAtProvider(browser, { url: loginPage.url, response: loginPage.response! }, ADA, (url) => url.href.startsWith(redirectUri));
       const code = back.url.searchParams.get('code')!;
       const tokens = await rawRequest(`${stranger.issuer}/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: CLIENT_ID }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          code_verifier: verifier,
+          client_id: CLIENT_ID,
+        }).toString(),
       });
       const idToken = tokens.json().id_token as string;
       expect(idToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -226,7 +282,13 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
     // The trusted issuer's name on a token signed with another key.
     const { privateKey, publicKey } = await generateKeyPair('RS256');
     const kid = (await exportJWK(publicKey)).n!.slice(0, 8);
-    const forged = await new SignJWT({ email: 'mallory@campus.example' }).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(provider.issuer).setAudience(CLIENT_ID).setSubject('ada').setExpirationTime('10m').sign(privateKey);
+    const forged = await new SignJWT({ email: 'mallory@campus.example' })
+      .setProtectedHeader({ alg: 'RS256', kid })
+      .setIssuer(provider.issuer)
+      .setAudience(CLIENT_ID)
+      .setSubject('ada')
+      .setExpirationTime('10m')
+      .sign(privateKey);
     const refused = await apiRequest(base(), 'GET', '/api/me', { token: forged });
     expect({ status: refused.status, code: refused.json().error.code }).toEqual({ status: 401, code: 'invalid_session' });
   });
@@ -292,7 +354,7 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
     expect(ssoError(new URL(String(res.headers.location), base()))).toBe('no_transaction');
   });
 
-  it('when the person cancels at the provider, then back to sign-in with access_denied and the provider\'s words', async () => {
+  it("when the person cancels at the provider, then back to sign-in with access_denied and the provider's words", async () => {
     const browser = new HandBrowser();
     const started = await browser.request(new URL(`${base()}/api/auth/sso/start`));
     const loginPage = await browser.follow(new URL(String(started.headers.location)), { stopAt: isPortal });
@@ -359,9 +421,14 @@ describe('single sign-on with a client secret, SIGNUP=open', () => {
     await provider?.stop();
   });
 
-  it('when the sign-in screen asks, then sign-up is open and SSO is named after the issuer\'s host', async () => {
+  it("when the sign-in screen asks, then sign-up is open and SSO is named after the issuer's host", async () => {
     const res = await apiRequest(system.baseUrl, 'GET', '/api/auth/options');
-    expect(res.json()).toEqual({ signUp: 'open', domains: [], localSignIn: true, sso: { name: new URL(provider.issuer).host, startUrl: `${system.baseUrl}/api/auth/sso/start` } });
+    expect(res.json()).toEqual({
+      signUp: 'open',
+      domains: [],
+      localSignIn: true,
+      sso: { name: new URL(provider.issuer).host, startUrl: `${system.baseUrl}/api/auth/sso/start` },
+    });
   });
 
   it('when a learner signs in, then the gateway authenticates to the token endpoint and the session works', async () => {

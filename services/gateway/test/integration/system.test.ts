@@ -41,7 +41,8 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
     // Identity's sign-in counts, oauth's codes and tokens, the gateway's change feed: one Redis here, reached by all three.
     expect(components.redis.via).toBe('identity, oauth, gateway');
     // Answered from verdicts kept current in the background, each saying how old it is.
-    for (const name of Object.keys(components)) expect(components[name]).toEqual(expect.objectContaining({ checkedAt: expect.any(String), ageMs: expect.any(Number) }));
+    for (const name of Object.keys(components))
+      expect(components[name]).toEqual(expect.objectContaining({ checkedAt: expect.any(String), ageMs: expect.any(Number) }));
   });
 
   it('behind a trusted proxy, absolute links follow X-Forwarded-Proto, Host and Prefix', async () => {
@@ -61,7 +62,9 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
     expect((await get('/health')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect((await get('/health', { 'X-Request-Id': 'trace-42' })).headers['x-request-id']).toBe('trace-42');
     // Replaced by an id of ours (a UUID: checking it does not contain 'bad' failed once, on a UUID with 'bad2' in it).
-    expect((await get('/health', { 'X-Request-Id': 'bad id\twith spaces' })).headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect((await get('/health', { 'X-Request-Id': 'bad id\twith spaces' })).headers['x-request-id']).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
   });
 
   it('an unknown route is a 404 in the error shape, never HTML', async () => {
@@ -113,7 +116,11 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
   it('nothing secret-looking is logged: no Authorization value or api_key reaches the logs', async () => {
     await get('/health?api_key=ak_should_not_be_logged', { Authorization: 'Bearer bt_should_not_be_logged', 'X-Request-Id': 'log-check-1' });
     // Log lines are written in chunks, at most 250 ms after they were logged.
-    await eventually(async () => system.output(), (out) => out.includes('"requestId":"log-check-1"'), 10_000);
+    await eventually(
+      async () => system.output(),
+      (out) => out.includes('"requestId":"log-check-1"'),
+      10_000,
+    );
     expect(system.output()).toContain('"path":"/health"');
     expect(system.output()).not.toContain('should_not_be_logged');
   });
@@ -140,14 +147,22 @@ describe('the whole sandbox as npm start runs it, with real MongoDB and Redis', 
 
   it('the gateway serves HTTPS when given a certificate and key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'],
+      { stdio: 'ignore' },
+    );
     const port = await freePort();
     const gateway = spawn(process.execPath, [join(ROOT, 'services/gateway/dist/main.js')], {
       env: { ...system.env, PORT: String(port), TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'key.pem') },
       stdio: 'ignore',
     });
     try {
-      const res = await eventually(() => rawRequest(`https://127.0.0.1:${port}/`).catch(() => undefined), (r) => r?.status === 200, 10_000);
+      const res = await eventually(
+        () => rawRequest(`https://127.0.0.1:${port}/`).catch(() => undefined),
+        (r) => r?.status === 200,
+        10_000,
+      );
       expect(res.value!.json().links.self).toBe(`https://127.0.0.1:${port}/`);
     } finally {
       gateway.kill('SIGTERM');

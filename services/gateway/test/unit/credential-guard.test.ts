@@ -1,13 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import {
-  CredentialGuard,
-  findProductionCredential,
-  refusalMessage,
-  scanValues,
-  SHORTEST_MATCH,
-  type CredentialMatch,
-} from '../../src/guard/credential-guard';
+import { CredentialGuard, findProductionCredential, refusalMessage, scanValues, SHORTEST_MATCH, type CredentialMatch } from '../../src/guard/credential-guard';
 import { SECRET_PATTERNS } from '../../src/guard/secret-patterns';
 
 // Every secret-shaped string here is built at run time from random characters
@@ -132,7 +125,13 @@ describe("credential guard: the sandbox's own credentials never trip it", () => 
       expect(values[2]).toMatch(/^ak_[A-Za-z0-9_-]{43}$/);
       expect(guard.scanValues(values)).toBeUndefined();
       expect(guard.scanValues([`Bearer ${values[3]}`, `Basic ${Buffer.from(`${values[0]}:${values[1]}`).toString('base64')}`])).toBeUndefined();
-      expect(guard.scanFields([['x-api-key', values[2]!], ['client_secret', values[1]!], ['refresh_token', values[4]!]])).toBeUndefined();
+      expect(
+        guard.scanFields([
+          ['x-api-key', values[2]!],
+          ['client_secret', values[1]!],
+          ['refresh_token', values[4]!],
+        ]),
+      ).toBeUndefined();
     }
   });
 
@@ -144,7 +143,7 @@ describe("credential guard: the sandbox's own credentials never trip it", () => 
     }
   });
 
-  it("when a page token happens to start like a GitHub or npm token, then its missing checksum lets it pass", () => {
+  it('when a page token happens to start like a GitHub or npm token, then its missing checksum lets it pass', () => {
     for (let i = 0; i < ROUNDS; i++) {
       // 40 characters, like the data service's page tokens, but without a valid checksum.
       expect(refused('gh' + 'p_' + alnum(36))).toBeUndefined();

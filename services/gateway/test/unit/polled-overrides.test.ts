@@ -5,7 +5,15 @@ import { PolledOverrides, type Schedule } from '../../src/fair-share/polled-over
 
 const A = 'app_AAAAAAAAAAAAAAAAAAAAAA';
 const B = 'app_BBBBBBBBBBBBBBBBBBBBBB';
-const limit = (appId: string, fields: Partial<identity.AppLimit> = {}): identity.AppLimit => ({ appId, exempt: false, perSecond: 0, burst: 0, setAt: '', setBy: undefined, ...fields });
+const limit = (appId: string, fields: Partial<identity.AppLimit> = {}): identity.AppLimit => ({
+  appId,
+  exempt: false,
+  perSecond: 0,
+  burst: 0,
+  setAt: '',
+  setBy: undefined,
+  ...fields,
+});
 
 /** A schedule the test fires itself: what was scheduled, and with what delay. */
 function manualSchedule() {
@@ -83,12 +91,16 @@ describe('PolledOverrides: the app limits operators set, polled from identity', 
     expect(pending).toHaveLength(0);
   });
 
-  it('when layered over the configuration, then an operator\'s setting wins and the configuration answers the rest', async () => {
+  it("when layered over the configuration, then an operator's setting wins and the configuration answers the rest", async () => {
     const polled = new PolledOverrides(async () => [limit(A, { perSecond: 1, burst: 2 })], logger, { schedule: manualSchedule().schedule });
     await polled.poll();
     const configured = new ConfiguredOverrides({ exemptApps: [A, B], appOverrides: new Map() });
     const layered = new LayeredOverrides([polled, configured]);
-    expect([layered.of(A), layered.of(B), layered.of('app_CCCCCCCCCCCCCCCCCCCCCC')]).toEqual([{ kind: 'rate', perSecond: 1, burst: 2 }, { kind: 'exempt' }, undefined]);
+    expect([layered.of(A), layered.of(B), layered.of('app_CCCCCCCCCCCCCCCCCCCCCC')]).toEqual([
+      { kind: 'rate', perSecond: 1, burst: 2 },
+      { kind: 'exempt' },
+      undefined,
+    ]);
     polled.stop();
   });
 });

@@ -34,7 +34,9 @@ const input = (overrides: Partial<SnippetInput> = {}): SnippetInput => ({ baseUr
 
 const everySnippet = (given: SnippetInput) => [
   ...AUTH_STYLES.flatMap((style) => LANGUAGES.map((language) => ({ style, language: language.id, code: authSnippet(style.id, language.id, given) }))),
-  ...PAGINATION_STYLES.flatMap((style) => LANGUAGES.map((language) => ({ style, language: language.id, code: paginationSnippet(style.id, language.id, given) }))),
+  ...PAGINATION_STYLES.flatMap((style) =>
+    LANGUAGES.map((language) => ({ style, language: language.id, code: paginationSnippet(style.id, language.id, given) })),
+  ),
 ];
 
 describe('baseUrlFromPage', () => {
@@ -55,8 +57,14 @@ describe('snippets', () => {
     for (const { style, language, code } of everySnippet(input())) {
       expect({ style: style.id, language, base: code.includes(BASE) }).toEqual({ style: style.id, language, base: true });
       for (const secret of Object.values(SECRETS)) expect(code).not.toContain(secret);
-      for (const need of style.needs) expect({ style: style.id, language, placeholder: code.includes(PLACEHOLDERS[need]) }).toEqual({ style: style.id, language, placeholder: true });
-      if (AUTH_STYLES.includes(style as (typeof AUTH_STYLES)[number]) && style.id !== 'api_key_header' && style.id !== 'api_key_query' && style.id !== 'bearer') {
+      for (const need of style.needs)
+        expect({ style: style.id, language, placeholder: code.includes(PLACEHOLDERS[need]) }).toEqual({ style: style.id, language, placeholder: true });
+      if (
+        AUTH_STYLES.includes(style as (typeof AUTH_STYLES)[number]) &&
+        style.id !== 'api_key_header' &&
+        style.id !== 'api_key_query' &&
+        style.id !== 'bearer'
+      ) {
         expect({ style: style.id, language, appId: code.includes(APP.appId) }).toEqual({ style: style.id, language, appId: true });
       }
     }
@@ -85,7 +93,12 @@ describe('snippets', () => {
   });
 
   it('when the app holds hr:read, then the snippets read hr; else the first pack it holds; with none, they say it will be 403', () => {
-    expect(dataTarget(APP.scopes)).toMatchObject({ scope: 'hr:read', smallPath: '/playground/data/hr/departments', largePath: '/playground/data/hr/employees', held: true });
+    expect(dataTarget(APP.scopes)).toMatchObject({
+      scope: 'hr:read',
+      smallPath: '/playground/data/hr/departments',
+      largePath: '/playground/data/hr/employees',
+      held: true,
+    });
     expect(dataTarget(['cricket:read', 'stocks:read'])).toMatchObject({ scope: 'stocks:read', smallPath: '/playground/data/stocks/tickers', held: true });
     expect(dataTarget([])).toMatchObject({ scope: 'hr:read', held: false });
     expect(authSnippet('api_key_header', 'curl', input({ app: { ...APP, scopes: [] } }))).toMatch(/holds no pack scope, so the data request answers 403/);
@@ -98,7 +111,9 @@ describe('snippets', () => {
       const code = authSnippet('oauth2_authorization_code', language, withUri);
       expect(code).toContain('https://client.example/cb');
       expect(code).not.toMatch(/Register .* as a redirect URI/);
-      expect(authSnippet('oauth2_authorization_code', language, input())).toMatch(/Register http:\/\/127\.0\.0\.1:9\/callback as a redirect URI of this app first/);
+      expect(authSnippet('oauth2_authorization_code', language, input())).toMatch(
+        /Register http:\/\/127\.0\.0\.1:9\/callback as a redirect URI of this app first/,
+      );
     }
   });
 
@@ -112,7 +127,7 @@ describe('snippets', () => {
     }
   });
 
-  it('when paging, then each language uses the style\'s own mechanism', () => {
+  it("when paging, then each language uses the style's own mechanism", () => {
     const code = (style: Parameters<typeof paginationSnippet>[0], language: Language) => paginationSnippet(style, language, input());
     expect(code('page', 'python')).toContain('"page": page');
     expect(code('offset', 'javascript')).toContain('offset += limit');
@@ -124,7 +139,7 @@ describe('snippets', () => {
   });
 });
 
-describe('Power Query M snippets, read by Microsoft\'s own M parser', () => {
+describe("Power Query M snippets, read by Microsoft's own M parser", () => {
   /*
    * @microsoft/powerquery-parser is the grammar behind Microsoft's Power Query
    * tooling, not ours, so "it parses" means what Power BI Desktop would say.

@@ -1,6 +1,15 @@
 import { health } from '@sandbox/contracts';
 import { LIVENESS, SERVICE_NAMES, type ServiceName } from '@sandbox/runtime';
-import { judge, READINESS_CHECK_INTERVAL_MS, REFUSALS_TO_DOWN, ReplicaHealth, SILENT_INTERVALS_TO_DOWN, staleAfterMs, view, type ServiceHealth } from '../../src/readiness';
+import {
+  judge,
+  READINESS_CHECK_INTERVAL_MS,
+  REFUSALS_TO_DOWN,
+  ReplicaHealth,
+  SILENT_INTERVALS_TO_DOWN,
+  staleAfterMs,
+  view,
+  type ServiceHealth,
+} from '../../src/readiness';
 
 const { SERVING, NOT_SERVING, SERVICE_UNKNOWN } = health.HealthCheckResponse_ServingStatus;
 const T0 = Date.parse('2025-01-01T12:00:00.000Z');
@@ -103,7 +112,11 @@ describe('judging every part', () => {
     silent.failed('unreachable', T0 + 1000, true);
     silent.failed('unreachable', T0 + 1250, true);
     const verdict = judge(system({ data: [silent, replica(T0, {}, NOT_SERVING)] }), {}, T0 + 1250);
-    expect(verdict).toMatchObject({ ready: false, down: ['data'], components: { data: { status: 'down', reason: 'not serving', replicas: { up: 0, of: 2 }, at: T0 + 1250 } } });
+    expect(verdict).toMatchObject({
+      ready: false,
+      down: ['data'],
+      components: { data: { status: 'down', reason: 'not serving', replicas: { up: 0, of: 2 }, at: T0 + 1250 } },
+    });
   });
 
   it('when identity finds its Redis down, then redis is down, saying from where, while oauth still reaches it', () => {
@@ -150,7 +163,12 @@ describe('ages and staleness', () => {
   it('when a verdict is older than two checks should make it, then it is flagged stale and keeps its status: staleness is not an outage', () => {
     expect(staleAfter).toBe(4000);
     expect(view({ status: 'up', at: T0 }, T0 + staleAfter, staleAfter)).toEqual({ status: 'up', checkedAt: '2025-01-01T12:00:00.000Z', ageMs: staleAfter });
-    expect(view({ status: 'up', at: T0 }, T0 + staleAfter + 1, staleAfter)).toEqual({ status: 'up', checkedAt: '2025-01-01T12:00:00.000Z', ageMs: staleAfter + 1, stale: true });
+    expect(view({ status: 'up', at: T0 }, T0 + staleAfter + 1, staleAfter)).toEqual({
+      status: 'up',
+      checkedAt: '2025-01-01T12:00:00.000Z',
+      ageMs: staleAfter + 1,
+      stale: true,
+    });
   });
 
   it('a stale verdict does not make the system unready by itself', () => {

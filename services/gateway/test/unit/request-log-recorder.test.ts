@@ -84,7 +84,7 @@ describe('RequestLogRecorder', () => {
     expect(usage.flat()).toEqual([expect.objectContaining({ app: 'a', requests: 3, lastAt: '1970-01-01T00:00:00.003Z' })]);
   });
 
-  it('when a request named something that cannot be an App ID, then its log entry goes to identity but it is nobody\'s usage', async () => {
+  it("when a request named something that cannot be an App ID, then its log entry goes to identity but it is nobody's usage", async () => {
     const { clients, batches, usage } = collectingClients();
     const recorder = new RequestLogRecorder(clients, logger, 10, 60_000);
     const appId = 'app_Xq3V0d5yH2kq8Jr1mT9bWg';

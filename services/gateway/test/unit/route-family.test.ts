@@ -22,7 +22,11 @@ describe('routeFamily: what a route row is for, from its path pattern', () => {
   });
 
   it('when the route table is read, then every row that takes an app credential is in a learner family', () => {
-    const families = new Set(routeTable().filter((row) => row.auth.some((scheme) => scheme !== 'portal_session')).map((row) => routeFamily(row.path)));
+    const families = new Set(
+      routeTable()
+        .filter((row) => row.auth.some((scheme) => scheme !== 'portal_session'))
+        .map((row) => routeFamily(row.path)),
+    );
     expect([...families].every((family) => ['data', 'auth', 'http', 'oauth2', 'oauth1'].includes(family))).toBe(true);
   });
 });

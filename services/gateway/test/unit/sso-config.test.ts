@@ -41,7 +41,15 @@ describe('the single sign-on configuration', () => {
   });
 
   it('when everything is set, then the secret, the name, the scopes (spaces tidied) and a key derived from SSO_COOKIE_KEY the same in every replica', () => {
-    const env = { EXTERNAL_IDP_ISSUER: ISSUER, SSO_CLIENT_ID: 'training-sandbox', SSO_CLIENT_SECRET: 's3cret', SSO_PROVIDER_NAME: 'Campus login', SSO_SCOPES: ' openid  email groups ', SSO_COOKIE_KEY: KEY, GATEWAY_REPLICAS: '3' };
+    const env = {
+      EXTERNAL_IDP_ISSUER: ISSUER,
+      SSO_CLIENT_ID: 'training-sandbox',
+      SSO_CLIENT_SECRET: 's3cret',
+      SSO_PROVIDER_NAME: 'Campus login',
+      SSO_SCOPES: ' openid  email groups ',
+      SSO_COOKIE_KEY: KEY,
+      GATEWAY_REPLICAS: '3',
+    };
     const [one, two] = [loadGatewayConfig({ ...TLS, ...env }).sso!, loadGatewayConfig({ ...TLS, ...env }).sso!];
     expect(one).toMatchObject({ clientSecret: 's3cret', providerName: 'Campus login', scopes: 'openid email groups', cookieKeyIsRandom: false });
     expect(Buffer.from(one.cookieKey).equals(Buffer.from(two.cookieKey))).toBe(true);
@@ -51,15 +59,39 @@ describe('the single sign-on configuration', () => {
 
   it.each([
     ['SSO_CLIENT_ID without an issuer', { SSO_CLIENT_ID: 'x' }, /^invalid configuration: EXTERNAL_IDP_ISSUER: is required with SSO_CLIENT_ID/],
-    ['an http issuer on the network', { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: 'http://login.campus.example' }, /^invalid configuration: EXTERNAL_IDP_ISSUER: must be an https URL for single sign-on \(http only on a loopback host/],
-    ['an issuer with a query', { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: `${ISSUER}/?tenant=a` }, /EXTERNAL_IDP_ISSUER: must be an issuer identifier: no query/],
+    [
+      'an http issuer on the network',
+      { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: 'http://login.campus.example' },
+      /^invalid configuration: EXTERNAL_IDP_ISSUER: must be an https URL for single sign-on \(http only on a loopback host/,
+    ],
+    [
+      'an issuer with a query',
+      { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: `${ISSUER}/?tenant=a` },
+      /EXTERNAL_IDP_ISSUER: must be an issuer identifier: no query/,
+    ],
     ['scopes without openid', { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: ISSUER, SSO_SCOPES: 'email profile' }, /SSO_SCOPES: must include openid/],
-    ['a scope with a quote', { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: ISSUER, SSO_SCOPES: 'openid "email"' }, /SSO_SCOPES: must be scope names separated by spaces/],
+    [
+      'a scope with a quote',
+      { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: ISSUER, SSO_SCOPES: 'openid "email"' },
+      /SSO_SCOPES: must be scope names separated by spaces/,
+    ],
     ['a client id with a space', { SSO_CLIENT_ID: 'my client', EXTERNAL_IDP_ISSUER: ISSUER }, /SSO_CLIENT_ID: must be 1 to 255 printable ASCII characters/],
     ['a short cookie key', { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: ISSUER, SSO_COOKIE_KEY: 'c2hvcnQ' }, /SSO_COOKIE_KEY: must be at least 32 bytes/],
-    ['a secret without the client id', { SSO_CLIENT_SECRET: 's', EXTERNAL_IDP_ISSUER: ISSUER }, /^invalid configuration: SSO_CLIENT_ID: is required with SSO_CLIENT_SECRET: it turns single sign-on on/],
-    ["identity's audience another than the client id", { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: ISSUER, EXTERNAL_IDP_AUDIENCE: 'y' }, /EXTERNAL_IDP_AUDIENCE: must equal SSO_CLIENT_ID \(x\)/],
-    ['several gateways without a shared cookie key', { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: ISSUER, GATEWAY_REPLICAS: '2' }, /^invalid configuration: SSO_COOKIE_KEY: is required with 2 gateway replicas \(GATEWAY_REPLICAS=2\): without it each gateway replica seals the single sign-on cookies with a key of its own/],
+    [
+      'a secret without the client id',
+      { SSO_CLIENT_SECRET: 's', EXTERNAL_IDP_ISSUER: ISSUER },
+      /^invalid configuration: SSO_CLIENT_ID: is required with SSO_CLIENT_SECRET: it turns single sign-on on/,
+    ],
+    [
+      "identity's audience another than the client id",
+      { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: ISSUER, EXTERNAL_IDP_AUDIENCE: 'y' },
+      /EXTERNAL_IDP_AUDIENCE: must equal SSO_CLIENT_ID \(x\)/,
+    ],
+    [
+      'several gateways without a shared cookie key',
+      { SSO_CLIENT_ID: 'x', EXTERNAL_IDP_ISSUER: ISSUER, GATEWAY_REPLICAS: '2' },
+      /^invalid configuration: SSO_COOKIE_KEY: is required with 2 gateway replicas \(GATEWAY_REPLICAS=2\): without it each gateway replica seals the single sign-on cookies with a key of its own/,
+    ],
   ])('when %s, then the gateway refuses to start, naming the variable', (_what, env, message) => {
     expect(refusal(env)).toMatch(message);
   });

@@ -47,7 +47,8 @@ describe('the cookie sealer', () => {
   });
 
   it('when it is not a sealed value at all, then it is invalid', async () => {
-    for (const junk of ['', 'abc', 'a.b.c.d.e', 'eyJhbGciOiJub25lIn0.eyJ2IjoieCJ9.']) expect(await sealer.open('flow', junk)).toEqual({ ok: false, reason: 'invalid' });
+    for (const junk of ['', 'abc', 'a.b.c.d.e', 'eyJhbGciOiJub25lIn0.eyJ2IjoieCJ9.'])
+      expect(await sealer.open('flow', junk)).toEqual({ ok: false, reason: 'invalid' });
   });
 
   it('when the key is not 32 bytes, then the sealer is not built', () => {
@@ -57,7 +58,9 @@ describe('the cookie sealer', () => {
 
 describe('the cookie headers', () => {
   it('when a cookie is set, then it is HttpOnly with its path, lifetime and SameSite, and Secure only when asked', () => {
-    expect(setCookie('n', 'v.1', { path: '/sandbox/api/auth/sso/callback', maxAgeSeconds: 600, sameSite: 'Lax', secure: true })).toBe('n=v.1; Path=/sandbox/api/auth/sso/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure');
+    expect(setCookie('n', 'v.1', { path: '/sandbox/api/auth/sso/callback', maxAgeSeconds: 600, sameSite: 'Lax', secure: true })).toBe(
+      'n=v.1; Path=/sandbox/api/auth/sso/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure',
+    );
     expect(clearCookie('n', { path: '/p', sameSite: 'Strict', secure: false })).toBe('n=; Path=/p; Max-Age=0; HttpOnly; SameSite=Strict');
   });
 

@@ -13,11 +13,22 @@ import type { SsoSettings } from '../../src/sso/sso-config';
 const BASE = 'https://sandbox.example.org/sandbox';
 const settings = { providerName: 'Campus login' } as SsoSettings;
 const relyingParty: RelyingParty = {
-  authorizationRequest: async (redirectUri) => ({ url: new URL(`https://login.campus.example/authorize?redirect_uri=${encodeURIComponent(redirectUri)}`), codeVerifier: 'v', state: 'st', nonce: 'n' }),
+  authorizationRequest: async (redirectUri) => ({
+    url: new URL(`https://login.campus.example/authorize?redirect_uri=${encodeURIComponent(redirectUri)}`),
+    codeVerifier: 'v',
+    state: 'st',
+    nonce: 'n',
+  }),
   grant: async () => ({ idToken: 'header.payload.signature', expiresAt: new Date(Date.UTC(2030, 0, 1)) }),
 };
 const flowWith = (verifySession: (token: string) => Promise<void>, party = relyingParty) =>
-  new SsoFlow({ settings, relyingParty: party, sealer: new CookieSealer(new Uint8Array(randomBytes(32))), verifySession, logger: createLogger('gateway', 'silent') });
+  new SsoFlow({
+    settings,
+    relyingParty: party,
+    sealer: new CookieSealer(new Uint8Array(randomBytes(32))),
+    verifySession,
+    logger: createLogger('gateway', 'silent'),
+  });
 const call = { requestId: 'r1' };
 const cookieValue = (line: string) => line.slice(line.indexOf('=') + 1, line.indexOf(';'));
 
@@ -41,12 +52,20 @@ describe('the single sign-on flow behind a proxy prefix, over https', () => {
     expect(back.cookies[0]).toBe('sandbox_sso_flow=; Path=/sandbox/api/auth/sso/callback; Max-Age=0; HttpOnly; SameSite=Lax; Secure');
     expect(back.cookies[1]).toMatch(/^sandbox_sso_handoff=[\w.-]+; Path=\/sandbox\/api\/auth\/sso\/session; Max-Age=60; HttpOnly; SameSite=Strict; Secure$/);
     const picked = await flow.pickUp(BASE, { cookie: `sandbox_sso_handoff=${cookieValue(back.cookies[1]!)}`, 'sec-fetch-site': 'same-origin' });
-    expect(picked).toEqual({ token: 'header.payload.signature', expiresAt: '2030-01-01T00:00:00.000Z', cookies: ['sandbox_sso_handoff=; Path=/sandbox/api/auth/sso/session; Max-Age=0; HttpOnly; SameSite=Strict; Secure'] });
+    expect(picked).toEqual({
+      token: 'header.payload.signature',
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      cookies: ['sandbox_sso_handoff=; Path=/sandbox/api/auth/sso/session; Max-Age=0; HttpOnly; SameSite=Strict; Secure'],
+    });
   });
 
   it.each([
     ['refuses the token', new AppError(GrpcStatus.UNAUTHENTICATED, 'invalid_session', 'no'), 'sso_error=token_refused'],
-    ['refuses the account', new AppError(GrpcStatus.PERMISSION_DENIED, 'user_disabled', 'This account is disabled.'), 'sso_error=account_refused&sso_error_description=This+account+is+disabled.'],
+    [
+      'refuses the account',
+      new AppError(GrpcStatus.PERMISSION_DENIED, 'user_disabled', 'This account is disabled.'),
+      'sso_error=account_refused&sso_error_description=This+account+is+disabled.',
+    ],
     ["cannot reach the provider's keys", new AppError(GrpcStatus.UNAVAILABLE, 'identity_provider_unavailable', 'down'), 'sso_error=provider_unavailable'],
     ['is itself unavailable', new AppError(GrpcStatus.UNAVAILABLE, 'unavailable', 'down'), 'sso_error=unavailable'],
   ])('when identity %s, then back to sign-in with its code, and no session is handed over', async (_what, error, query) => {

@@ -1,6 +1,13 @@
 import { UsageCounts } from '../../src/observe/usage-counts';
 
-const request = (app: string, at: number, fields: Partial<{ authStyle: string; routeFamily: string; appId: string }> = {}) => ({ app, appId: '', at, authStyle: 'api_key_header', routeFamily: 'data', ...fields });
+const request = (app: string, at: number, fields: Partial<{ authStyle: string; routeFamily: string; appId: string }> = {}) => ({
+  app,
+  appId: '',
+  at,
+  authStyle: 'api_key_header',
+  routeFamily: 'data',
+  ...fields,
+});
 
 describe('UsageCounts: requests per app, UTC day, auth style and route family', () => {
   it('when requests cross midnight UTC, then each day has its own count, with its latest request', () => {

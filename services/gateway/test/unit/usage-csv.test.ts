@@ -15,7 +15,7 @@ const row = (fields: Partial<identity.UsageRow> = {}): identity.UsageRow => ({
   ...fields,
 });
 
-describe('usageCsv: the operators\' usage export', () => {
+describe("usageCsv: the operators' usage export", () => {
   it('when rows are exported, then a header row names the columns and each row follows in order, CRLF-terminated', () => {
     expect(usageCsv([row(), row({ day: '2030-06-02', routeFamily: 'auth', requests: 3 })])).toBe(
       'day,user_id,email,app_id,app_name,auth_style,route_family,requests\r\n' +
@@ -34,14 +34,17 @@ describe('usageCsv: the operators\' usage export', () => {
     ['-2+3', "'-2+3"],
     ['@SUM(A1)', "'@SUM(A1)"],
     ['\tcmd', "'\tcmd"],
-  ])('when a learner names an app %j, then the cell starts with \' and a spreadsheet shows it as text', (name, cell) => {
+  ])("when a learner names an app %j, then the cell starts with ' and a spreadsheet shows it as text", (name, cell) => {
     const line = usageCsv([row({ appName: name })]).split('\r\n')[1]!;
     expect(line).toContain(`,${cell.startsWith("'=") ? `"${cell}` : cell},`);
     expect(line).not.toMatch(/,[=+\-@\t]/);
   });
 
   it('when a name holds a comma, a quote or a line break, then it is quoted as RFC 4180 says', () => {
-    const line = usageCsv([row({ appName: 'a, "b"\nc' })]).split('\r\n').slice(1).join('\r\n');
+    const line = usageCsv([row({ appName: 'a, "b"\nc' })])
+      .split('\r\n')
+      .slice(1)
+      .join('\r\n');
     expect(line).toContain(',"a, ""b""\nc",');
   });
 

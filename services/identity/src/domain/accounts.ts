@@ -127,9 +127,7 @@ export class AccountService {
     let ok: boolean;
     try {
       user = await this.deps.users.findByKey(localKey(email));
-      ok = user?.passwordHash
-        ? await this.deps.hasher.verify(password, user.passwordHash)
-        : await this.deps.hasher.verifyAgainstNothing(password);
+      ok = user?.passwordHash ? await this.deps.hasher.verify(password, user.passwordHash) : await this.deps.hasher.verifyAgainstNothing(password);
     } catch (error) {
       // Undecided (server_busy, database unavailable): not a failure of anyone's.
       await attempt.abandoned();

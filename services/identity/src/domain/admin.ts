@@ -92,7 +92,11 @@ export class AdminService {
     this.leftovers = new AppLeftovers(deps);
   }
 
-  async listUsers(query: { pageSize: number; pageToken: string; emailContains: string }): Promise<{ users: UserOverview[]; nextPageToken: string; total: number }> {
+  async listUsers(query: {
+    pageSize: number;
+    pageToken: string;
+    emailContains: string;
+  }): Promise<{ users: UserOverview[]; nextPageToken: string; total: number }> {
     const limit = pageSize(query.pageSize);
     // Emails are stored canonical (validation.ts): NFC, lower case.
     const emailContains = query.emailContains.trim().normalize('NFC').toLowerCase();
@@ -174,7 +178,10 @@ export class AdminService {
   }
 
   async usage(actor: AuditActor, from: string, to: string): Promise<UsageExportRow[]> {
-    for (const [name, day] of [['from', from], ['to', to]] as const) {
+    for (const [name, day] of [
+      ['from', from],
+      ['to', to],
+    ] as const) {
       if (day !== '' && !isDay(day)) throw invalidArgument('invalid_day', `${name} must be a day in the form 2030-01-31.`);
     }
     if (from && to && from > to) throw invalidArgument('invalid_day', 'from must not be after to.');
@@ -184,7 +191,14 @@ export class AdminService {
     const apps = new Map((await this.deps.apps.findByIds([...new Set(rows.map((row) => row.app))])).map((app) => [app.id, app]));
     const exported = rows
       .map((row) => ({ ...row, email: users.get(row.userId)?.email ?? '', appName: apps.get(row.app)?.name ?? '' }))
-      .sort((a, b) => compare(a.day, b.day) || compare(a.email, b.email) || compare(a.appId, b.appId) || compare(a.authStyle, b.authStyle) || compare(a.routeFamily, b.routeFamily));
+      .sort(
+        (a, b) =>
+          compare(a.day, b.day) ||
+          compare(a.email, b.email) ||
+          compare(a.appId, b.appId) ||
+          compare(a.authStyle, b.authStyle) ||
+          compare(a.routeFamily, b.routeFamily),
+      );
     await this.record(actor, 'usage.export', undefined, `${from || 'the start'} to ${to || 'today'}: ${counted(exported.length, 'row')}`);
     return exported;
   }

@@ -127,8 +127,7 @@ export class AppService {
     if (!isAppResourceId(id)) throw appNotFound();
     if (revoke) {
       const app =
-        (await this.deps.apps.update(ownerId, id, { status: 'revoked', updatedAt: this.now() }, { onlyIfActive: true })) ??
-        (await this.get(ownerId, id)); // already revoked: the same answer again
+        (await this.deps.apps.update(ownerId, id, { status: 'revoked', updatedAt: this.now() }, { onlyIfActive: true })) ?? (await this.get(ownerId, id)); // already revoked: the same answer again
       await this.deps.onChange();
       return { outcome: 'revoked', app };
     }

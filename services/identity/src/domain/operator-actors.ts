@@ -35,7 +35,8 @@ export class OperatorActors {
   async verify(credential: OperatorCredential | undefined, caller: string | undefined): Promise<AuditActor> {
     if (credential && credential.sessionToken !== '') {
       const { user, operator } = await this.sessions.verifySession(credential.sessionToken);
-      if (!operator) throw permissionDenied('operator_required', "This session's user is not an operator (OPERATOR_EMAILS or OPERATOR_GROUPS names operators).");
+      if (!operator)
+        throw permissionDenied('operator_required', "This session's user is not an operator (OPERATOR_EMAILS or OPERATOR_GROUPS names operators).");
       return { kind: 'session', id: user.id, email: user.email };
     }
     if (caller === CLI) return { kind: 'cli', id: CLI, email: '', statedUser: statedUser(credential?.statedUser ?? '') };
@@ -50,7 +51,10 @@ export class OperatorActors {
 
 function statedUser(text: string): string {
   if (text.length > STATED_USER_MAX || !PRINTABLE.test(text)) {
-    throw invalidArgument('invalid_stated_user', `The CLI's stated user ("<os user>@<host>") is longer than ${STATED_USER_MAX} characters or holds control characters.`);
+    throw invalidArgument(
+      'invalid_stated_user',
+      `The CLI's stated user ("<os user>@<host>") is longer than ${STATED_USER_MAX} characters or holds control characters.`,
+    );
   }
   return text;
 }

@@ -22,8 +22,10 @@ export class RecordedRequests {
 
   /** How many entries and counts were kept. */
   async record(entries: readonly RequestLogInput[], usage: readonly UsageInput[]): Promise<{ entries: number; usage: number }> {
-    if (entries.length > LIMITS.recordBatchMax) throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} entries per call (got ${entries.length}).`);
-    if (usage.length > LIMITS.recordBatchMax) throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} usage counts per call (got ${usage.length}).`);
+    if (entries.length > LIMITS.recordBatchMax)
+      throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} entries per call (got ${entries.length}).`);
+    if (usage.length > LIMITS.recordBatchMax)
+      throw invalidArgument('batch_too_large', `At most ${LIMITS.recordBatchMax} usage counts per call (got ${usage.length}).`);
     if (entries.length === 0 && usage.length === 0) return { entries: 0, usage: 0 };
     const apps = await BatchApps.resolve(this.apps, [...entries, ...usage]);
     return { entries: await this.logs.record(entries, apps), usage: await this.usage.record(usage, apps) };

@@ -171,7 +171,10 @@ export class RequestLogService {
     // A failed trim is not tried again: the app's next entries or its owner's next read trim it.
     const trim = this.logs
       .trim(app, this.capPerApp)
-      .then(() => undefined, () => undefined)
+      .then(
+        () => undefined,
+        () => undefined,
+      )
       .finally(() => this.trimming.delete(app));
     this.trimming.set(app, trim);
   }
@@ -186,10 +189,13 @@ export class RequestLogService {
     const at = this.trims.nextOwedAt();
     if (at === undefined || (this.owedTimer && this.owedTimer.at <= at)) return;
     if (this.owedTimer) clearTimeout(this.owedTimer.timer);
-    const timer = setTimeout(() => {
-      this.owedTimer = undefined;
-      this.trimOwed();
-    }, Math.max(0, at - this.now().getTime()));
+    const timer = setTimeout(
+      () => {
+        this.owedTimer = undefined;
+        this.trimOwed();
+      },
+      Math.max(0, at - this.now().getTime()),
+    );
     timer.unref();
     this.owedTimer = { timer, at };
   }
@@ -237,5 +243,4 @@ export class RequestLogService {
     const existing = await this.apps.existingIds(apps);
     return this.logs.deleteForApps(apps.filter((app) => !existing.has(app)));
   }
-
 }

@@ -51,7 +51,10 @@ export function addressKey(clientAddress: string): string {
   if (ipaddr.IPv6.isValid(raw)) {
     const address = ipaddr.IPv6.parse(raw);
     if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
-    return `${address.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
+    return `${address.parts
+      .slice(0, 4)
+      .map((part) => part.toString(16))
+      .join(':')}::/64`;
   }
   return raw;
 }
@@ -66,9 +69,10 @@ const tooMany = (scope: string, res: RateLimiterRes): AppError => {
 };
 // Only a shared store can fail (in memory, counting cannot), and that store is Redis.
 const storeDown = (): AppError =>
-  unavailable('throttle_unavailable', 'Sign-in is unavailable for a moment: failed attempts cannot be counted while Redis is unavailable; try again shortly.').retryAfter(
-    UNAVAILABLE_RETRY_AFTER_SECONDS,
-  );
+  unavailable(
+    'throttle_unavailable',
+    'Sign-in is unavailable for a moment: failed attempts cannot be counted while Redis is unavailable; try again shortly.',
+  ).retryAfter(UNAVAILABLE_RETRY_AFTER_SECONDS);
 
 /** One sign-in on its way through: settled as failed (counts kept), succeeded or abandoned. */
 export interface SignInAttempt {
@@ -99,8 +103,7 @@ export class SignInThrottle {
     const address = addressKey(clientAddress);
     const keys = { address: hashed(address), addressAndAccount: hashed(address, email), account: hashed(email) };
     const { limiters } = this;
-    const giveBack = (names: (keyof typeof keys)[]) =>
-      Promise.allSettled(names.map((name) => limiters[name].reward(keys[name], 1))).then(() => undefined);
+    const giveBack = (names: (keyof typeof keys)[]) => Promise.allSettled(names.map((name) => limiters[name].reward(keys[name], 1))).then(() => undefined);
 
     await reserve(limiters.address, keys.address, 'from your address');
     try {

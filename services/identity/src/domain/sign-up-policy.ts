@@ -8,9 +8,7 @@ import { permissionDenied } from '@sandbox/runtime';
  * that provider vouches for are not local sign-ups and are not governed here.
  */
 export type SignUpPolicy =
-  | { mode: 'open'; localSignIn: boolean }
-  | { mode: 'domain'; domains: readonly string[]; localSignIn: boolean }
-  | { mode: 'closed'; localSignIn: boolean };
+  { mode: 'open'; localSignIn: boolean } | { mode: 'domain'; domains: readonly string[]; localSignIn: boolean } | { mode: 'closed'; localSignIn: boolean };
 
 export const OPEN_SIGN_UP: SignUpPolicy = { mode: 'open', localSignIn: true };
 

@@ -75,5 +75,12 @@ export function toAuditEntry(entry: AuditRecord): identity.AuditEntry {
 }
 
 export function toAppLimit(limit: AppLimitRecord): identity.AppLimit {
-  return { appId: limit.appId, exempt: limit.exempt, perSecond: limit.perSecond, burst: limit.burst, setAt: limit.setAt.toISOString(), setBy: toActor(limit.setBy) };
+  return {
+    appId: limit.appId,
+    exempt: limit.exempt,
+    perSecond: limit.perSecond,
+    burst: limit.burst,
+    setAt: limit.setAt.toISOString(),
+    setBy: toActor(limit.setBy),
+  };
 }

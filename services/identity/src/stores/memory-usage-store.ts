@@ -23,7 +23,9 @@ export class MemoryUsageStore implements UsageStore {
   }
 
   async rows(from?: string, to?: string): Promise<UsageRecord[]> {
-    return [...this.rowsByKey.values()].filter((row) => (!from || row.day >= from) && (!to || row.day <= to)).map((row) => ({ ...row, lastAt: new Date(row.lastAt) }));
+    return [...this.rowsByKey.values()]
+      .filter((row) => (!from || row.day >= from) && (!to || row.day <= to))
+      .map((row) => ({ ...row, lastAt: new Date(row.lastAt) }));
   }
 
   async countBefore(day: string): Promise<number> {

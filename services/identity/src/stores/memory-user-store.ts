@@ -72,7 +72,9 @@ export class MemoryUserStore implements UserStore {
   }
 
   async createdBefore(before: Date): Promise<UserRecord[]> {
-    return this.matching().filter((user) => user.createdAt < before).map((user) => structuredClone(user));
+    return this.matching()
+      .filter((user) => user.createdAt < before)
+      .map((user) => structuredClone(user));
   }
 
   private matching(emailContains?: string): UserRecord[] {

@@ -188,9 +188,7 @@ export class MongoAppStore implements AppStore {
     return this.lock.withLock(`app:${id}`, async (assertHeld) => {
       if (!(await this.findOne(filter))) return undefined;
       assertHeld();
-      const doc = await mongoCall(() =>
-        this.model.findOneAndUpdate(filter, { $set: set }, { new: true, runValidators: true }).lean<AppDoc>().exec(),
-      );
+      const doc = await mongoCall(() => this.model.findOneAndUpdate(filter, { $set: set }, { new: true, runValidators: true }).lean<AppDoc>().exec());
       return doc ? toApp(doc) : undefined;
     });
   }
@@ -209,13 +207,23 @@ export class MongoAppStore implements AppStore {
 
   async existingIds(ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const docs = await mongoCall(() => this.model.find({ _id: { $in: ids } }, { _id: 1 }).lean<{ _id: string }[]>().exec());
+    const docs = await mongoCall(() =>
+      this.model
+        .find({ _id: { $in: ids } }, { _id: 1 })
+        .lean<{ _id: string }[]>()
+        .exec(),
+    );
     return new Set(docs.map((doc) => doc._id));
   }
 
   async idsByAppId(appIds: string[]): Promise<Map<string, string>> {
     if (appIds.length === 0) return new Map();
-    const docs = await mongoCall(() => this.model.find({ appId: { $in: appIds } }, { _id: 1, appId: 1 }).lean<{ _id: string; appId: string }[]>().exec());
+    const docs = await mongoCall(() =>
+      this.model
+        .find({ appId: { $in: appIds } }, { _id: 1, appId: 1 })
+        .lean<{ _id: string; appId: string }[]>()
+        .exec(),
+    );
     return new Map(docs.map((doc) => [doc.appId, doc._id]));
   }
 
@@ -227,7 +235,10 @@ export class MongoAppStore implements AppStore {
     // app is marked under its own lock, a few at a time; an app already marked
     // is skipped, so a retry after a failure only does what is left.
     const docs = await mongoCall(() =>
-      this.model.find({ ownerId, ownerDisabled: disabled ? { $ne: true } : true }, { _id: 1 }).lean<{ _id: string }[]>().exec(),
+      this.model
+        .find({ ownerId, ownerDisabled: disabled ? { $ne: true } : true }, { _id: 1 })
+        .lean<{ _id: string }[]>()
+        .exec(),
     );
     const ids = docs.map((doc) => doc._id);
     for (let from = 0; from < ids.length; from += MARK_CONCURRENCY) {
@@ -245,7 +256,12 @@ export class MongoAppStore implements AppStore {
 
   async findByIds(ids: string[]): Promise<AppRecord[]> {
     if (ids.length === 0) return [];
-    const docs = await mongoCall(() => this.model.find({ _id: { $in: ids } }).lean<AppDoc[]>().exec());
+    const docs = await mongoCall(() =>
+      this.model
+        .find({ _id: { $in: ids } })
+        .lean<AppDoc[]>()
+        .exec(),
+    );
     return docs.map((doc) => toApp(doc));
   }
 
@@ -253,7 +269,12 @@ export class MongoAppStore implements AppStore {
     const counts = new Map<string, number>();
     if (ownerIds.length === 0) return counts;
     // Owners' ids only, counted here: one indexed query, and no aggregation stage FerretDB might not have.
-    const docs = await mongoCall(() => this.model.find({ ownerId: { $in: ownerIds } }, { ownerId: 1 }).lean<{ ownerId: string }[]>().exec());
+    const docs = await mongoCall(() =>
+      this.model
+        .find({ ownerId: { $in: ownerIds } }, { ownerId: 1 })
+        .lean<{ ownerId: string }[]>()
+        .exec(),
+    );
     for (const { ownerId } of docs) counts.set(ownerId, (counts.get(ownerId) ?? 0) + 1);
     return counts;
   }

@@ -8,7 +8,12 @@ const auditSchema = new Schema<AuditDoc>(
   {
     _id: { type: String, required: true },
     at: { type: Date, required: true },
-    actor: { kind: { type: String, enum: ['session', 'cli'], required: true }, id: { type: String, required: true }, email: { type: String, default: '' }, statedUser: { type: String } },
+    actor: {
+      kind: { type: String, enum: ['session', 'cli'], required: true },
+      id: { type: String, required: true },
+      email: { type: String, default: '' },
+      statedUser: { type: String },
+    },
     action: { type: String, required: true },
     targetUserId: { type: String, default: '' },
     targetEmail: { type: String, default: '' },

@@ -53,9 +53,7 @@ export class MongoRequestLogStore implements RequestLogStore {
     );
     if (!boundary) return 0;
     const result = await mongoCall(() =>
-      this.model
-        .deleteMany({ app, $or: [{ time: { $lt: boundary.time } }, { time: boundary.time, _id: { $lte: boundary._id } }] })
-        .exec(),
+      this.model.deleteMany({ app, $or: [{ time: { $lt: boundary.time } }, { time: boundary.time, _id: { $lte: boundary._id } }] }).exec(),
     );
     return result.deletedCount;
   }

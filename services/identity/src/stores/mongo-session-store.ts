@@ -34,7 +34,12 @@ export class MongoSessionStore implements SessionStore {
   }
 
   async find(id: string, now: Date): Promise<SessionRecord | undefined> {
-    const doc = await mongoCall(() => this.model.findOne({ _id: id, expiresAt: { $gt: now } }).lean<SessionDoc>().exec());
+    const doc = await mongoCall(() =>
+      this.model
+        .findOne({ _id: id, expiresAt: { $gt: now } })
+        .lean<SessionDoc>()
+        .exec(),
+    );
     return doc ? fromDocument<SessionRecord>(doc) : undefined;
   }
 

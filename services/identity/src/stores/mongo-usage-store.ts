@@ -95,7 +95,10 @@ export class MongoUsageStore implements UsageStore {
     const totals = new Map<string, UsageTotals>();
     if (userIds.length === 0) return totals;
     const docs = await mongoCall(() =>
-      this.model.find({ userId: { $in: userIds } }, { userId: 1, requests: 1, lastAt: 1 }).lean<Pick<UsageRecord, 'userId' | 'requests' | 'lastAt'>[]>().exec(),
+      this.model
+        .find({ userId: { $in: userIds } }, { userId: 1, requests: 1, lastAt: 1 })
+        .lean<Pick<UsageRecord, 'userId' | 'requests' | 'lastAt'>[]>()
+        .exec(),
     );
     for (const doc of docs) addToTotals(totals, doc);
     return totals;
@@ -136,7 +139,12 @@ export class MongoUsageStore implements UsageStore {
   }
 
   private async rowKeysBefore(day: string): Promise<Set<string>> {
-    const docs = await mongoCall(() => this.model.find({ day: { $lt: day } }, ROW_KEY_FIELDS).lean<RowKey[]>().exec());
+    const docs = await mongoCall(() =>
+      this.model
+        .find({ day: { $lt: day } }, ROW_KEY_FIELDS)
+        .lean<RowKey[]>()
+        .exec(),
+    );
     return new Set(docs.map(usageKey));
   }
 }

@@ -26,8 +26,7 @@ userSchema.index({ createdAt: 1, _id: 1 });
 
 const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
 /** Part of an email, matched literally (the email is stored lower-case; so is what is looked for). */
-const emailFilter = (emailContains?: string) =>
-  emailContains ? { email: { $regex: emailContains.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') } } : {};
+const emailFilter = (emailContains?: string) => (emailContains ? { email: { $regex: emailContains.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') } } : {});
 
 export class MongoUserStore implements UserStore {
   private readonly model: Model<UserDoc>;
@@ -76,7 +75,12 @@ export class MongoUserStore implements UserStore {
 
   async findByIds(ids: string[]): Promise<UserRecord[]> {
     if (ids.length === 0) return [];
-    const docs = await mongoCall(() => this.model.find({ _id: { $in: ids } }).lean<UserDoc[]>().exec());
+    const docs = await mongoCall(() =>
+      this.model
+        .find({ _id: { $in: ids } })
+        .lean<UserDoc[]>()
+        .exec(),
+    );
     return docs.map((doc) => fromDocument<UserRecord>(doc));
   }
 
@@ -95,7 +99,11 @@ export class MongoUserStore implements UserStore {
       assertHeld();
       const doc = await mongoCall(() =>
         this.model
-          .findOneAndUpdate({ _id: id }, { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) }, { new: true })
+          .findOneAndUpdate(
+            { _id: id },
+            { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) },
+            { new: true },
+          )
           .lean<UserDoc>()
           .exec(),
       );
@@ -127,7 +135,13 @@ export class MongoUserStore implements UserStore {
   }
 
   async createdBefore(before: Date): Promise<UserRecord[]> {
-    const docs = await mongoCall(() => this.model.find({ createdAt: { $lt: before } }).sort(OLDEST_FIRST).lean<UserDoc[]>().exec());
+    const docs = await mongoCall(() =>
+      this.model
+        .find({ createdAt: { $lt: before } })
+        .sort(OLDEST_FIRST)
+        .lean<UserDoc[]>()
+        .exec(),
+    );
     return docs.map((doc) => fromDocument<UserRecord>(doc));
   }
 }

@@ -50,7 +50,7 @@ function describeAppStoreContract(name: string, open: () => Promise<StoreHarness
       await expect(store.findByBearerHash(a.credentials.bearerToken.hash)).resolves.toEqual(a);
     });
 
-    it("when another owner asks, then the app is absent", async () => {
+    it('when another owner asks, then the app is absent', async () => {
       const a = app('owner-a');
       await store.insert(a);
       await expect(store.findOwned('owner-b', a.id)).resolves.toBeUndefined();
@@ -60,16 +60,19 @@ function describeAppStoreContract(name: string, open: () => Promise<StoreHarness
       await expect(store.findOwned('owner-a', a.id)).resolves.toEqual(a);
     });
 
-    it.each(['appId', 'apiKey', 'bearerToken'] as const)('when a new app repeats an existing %s, then DuplicateKeyError and nothing is written', async (field) => {
-      const a = app('owner-a');
-      await store.insert(a);
-      const b = app('owner-b');
-      if (field === 'appId') b.appId = a.appId;
-      if (field === 'apiKey') b.credentials.apiKey.lookup = a.credentials.apiKey.lookup;
-      if (field === 'bearerToken') b.credentials.bearerToken.hash = a.credentials.bearerToken.hash;
-      await expect(store.insert(b)).rejects.toBeInstanceOf(DuplicateKeyError);
-      await expect(store.findOwned('owner-b', b.id)).resolves.toBeUndefined();
-    });
+    it.each(['appId', 'apiKey', 'bearerToken'] as const)(
+      'when a new app repeats an existing %s, then DuplicateKeyError and nothing is written',
+      async (field) => {
+        const a = app('owner-a');
+        await store.insert(a);
+        const b = app('owner-b');
+        if (field === 'appId') b.appId = a.appId;
+        if (field === 'apiKey') b.credentials.apiKey.lookup = a.credentials.apiKey.lookup;
+        if (field === 'bearerToken') b.credentials.bearerToken.hash = a.credentials.bearerToken.hash;
+        await expect(store.insert(b)).rejects.toBeInstanceOf(DuplicateKeyError);
+        await expect(store.findOwned('owner-b', b.id)).resolves.toBeUndefined();
+      },
+    );
 
     it('lists and counts an owner’s apps, oldest first', async () => {
       const later = app('owner-a', { createdAt: new Date(T0.getTime() + 1000) });
@@ -173,7 +176,12 @@ function describeAppStoreContract(name: string, open: () => Promise<StoreHarness
       const a = app('owner-a');
       const b = app('owner-b');
       for (const x of [a, b]) await store.insert(x);
-      await expect(store.idsByAppId([a.appId, b.appId, 'app_unknown'])).resolves.toEqual(new Map([[a.appId, a.id], [b.appId, b.id]]));
+      await expect(store.idsByAppId([a.appId, b.appId, 'app_unknown'])).resolves.toEqual(
+        new Map([
+          [a.appId, a.id],
+          [b.appId, b.id],
+        ]),
+      );
       await expect(store.idsByAppId([])).resolves.toEqual(new Map());
     });
 
@@ -183,7 +191,11 @@ function describeAppStoreContract(name: string, open: () => Promise<StoreHarness
       await expect(store.setOwnerDisabled('owner-a', true)).resolves.toBe(2);
       await expect(store.setOwnerDisabled('owner-a', true)).resolves.toBe(0);
       expect((await store.findByIds([a.id, b.id, c.id])).map((x) => [x.id, x.ownerDisabled ?? false])).toEqual(
-        expect.arrayContaining([[a.id, true], [b.id, true], [c.id, false]]),
+        expect.arrayContaining([
+          [a.id, true],
+          [b.id, true],
+          [c.id, false],
+        ]),
       );
       await expect(store.findByAppId(a.appId)).resolves.toEqual({ ...a, ownerDisabled: true });
       await expect(store.setOwnerDisabled('owner-a', false)).resolves.toBe(2);
@@ -203,7 +215,11 @@ function describeAppStoreContract(name: string, open: () => Promise<StoreHarness
           ...owned.map((x) => store.update(owner, x.id, { scopes: ['hr:read'], updatedAt: T0 }, { onlyIfActive: true })),
         ]);
         for (const [i, x] of owned.entries()) {
-          await expect(store.findOwned(owner, x.id)).resolves.toMatchObject({ ownerDisabled: true, scopes: ['hr:read'], credentials: { apiKey: fresh[i]!.apiKey } });
+          await expect(store.findOwned(owner, x.id)).resolves.toMatchObject({
+            ownerDisabled: true,
+            scopes: ['hr:read'],
+            credentials: { apiKey: fresh[i]!.apiKey },
+          });
         }
       }
     });
@@ -213,7 +229,12 @@ function describeAppStoreContract(name: string, open: () => Promise<StoreHarness
       for (const x of [a, b, c]) await store.insert(x);
       expect((await store.findByIds([a.id, c.id, 'ffffffffffffffffffffffff'])).map((x) => x.id).sort()).toEqual([a.id, c.id].sort());
       await expect(store.findByIds([])).resolves.toEqual([]);
-      await expect(store.countByOwners(['owner-a', 'owner-b', 'nobody'])).resolves.toEqual(new Map([['owner-a', 2], ['owner-b', 1]]));
+      await expect(store.countByOwners(['owner-a', 'owner-b', 'nobody'])).resolves.toEqual(
+        new Map([
+          ['owner-a', 2],
+          ['owner-b', 1],
+        ]),
+      );
     });
   });
 }

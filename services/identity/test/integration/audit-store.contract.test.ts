@@ -28,7 +28,17 @@ function describeAuditStoreContract(name: string, open: () => Promise<StoreHarne
     afterAll(() => harness.close());
 
     it('when entries are appended, then they list newest first, exactly as written', async () => {
-      const entries = [entry(1), entry(3), { ...entry(2), actor: { kind: 'cli' as const, id: 'cli', email: '', statedUser: 'root@pod' }, targetUserId: '', targetEmail: '', action: 'purge' as const }];
+      const entries = [
+        entry(1),
+        entry(3),
+        {
+          ...entry(2),
+          actor: { kind: 'cli' as const, id: 'cli', email: '', statedUser: 'root@pod' },
+          targetUserId: '',
+          targetEmail: '',
+          action: 'purge' as const,
+        },
+      ];
       for (const e of entries) await harness.store.append(e);
       await expect(harness.store.list(10)).resolves.toEqual([entries[1], entries[2], entries[0]]);
       await expect(harness.store.list(1)).resolves.toEqual([entries[1]]);

@@ -37,7 +37,14 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
     return { service, client: await connect(service) };
   };
   const connect = async (service: RunningGrpcService, deadlineMs = 5000) => {
-    const client = await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', deadlineMs, { transport: testTransport() });
+    const client = await clientAsAllowedCallers(
+      identity.IdentityServiceClient,
+      identity.IdentityServiceService,
+      `127.0.0.1:${service.port}`,
+      'identity',
+      deadlineMs,
+      { transport: testTransport() },
+    );
     clients.push(client);
     return client;
   };
@@ -136,7 +143,9 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const victim = await signUp(a);
       const attacker = anAddress();
       for (let i = 0; i < 5; i++) {
-        expect(await refusalOf(a.login({ email: victim.email, password: `guess number ${i}`, clientAddress: attacker }))).toMatchObject({ code: 'invalid_credentials' });
+        expect(await refusalOf(a.login({ email: victim.email, password: `guess number ${i}`, clientAddress: attacker }))).toMatchObject({
+          code: 'invalid_credentials',
+        });
       }
       // Counted in Redis: the other replica refuses the address too, even with the right password.
       const refused = await refusalOf(b.login({ email: victim.email, password: PASSWORD, clientAddress: attacker }));
@@ -158,7 +167,9 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       // A long deadline for the attack itself: its attempts wait up to 2 s each, and queue for scrypt.
       const [slowA, slowB] = await Promise.all([connect(services[0], 30_000), connect(services[1], 30_000)]);
       const attempts = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => refusalOf((i % 2 ? slowA : slowB).login({ email: victim.email, password: `guess ${i}`, clientAddress: anAddress() }))),
+        Array.from({ length: 10 }, (_, i) =>
+          refusalOf((i % 2 ? slowA : slowB).login({ email: victim.email, password: `guess ${i}`, clientAddress: anAddress() })),
+        ),
       );
       expect(attempts.map((r) => r.code)).toEqual(Array(10).fill('invalid_credentials'));
       // Ten failures are past the cap: the owner waits the 2 s maximum, and is let in within the normal 5 s deadline.
@@ -178,7 +189,12 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       expect(issued.apiKey).toMatch(/^ak_[A-Za-z0-9_-]{43}$/);
       expect(issued.bearerToken).toMatch(/^bt_[A-Za-z0-9_-]{43}$/);
       const app = created.app!;
-      expect(app).toMatchObject({ ownerId: user.id, name: 'Practice app', status: ACTIVE, scopes: ['fpa:read', 'stocks:read', 'marketing:read', 'hr:read', 'cricket:read'] });
+      expect(app).toMatchObject({
+        ownerId: user.id,
+        name: 'Practice app',
+        status: ACTIVE,
+        scopes: ['fpa:read', 'stocks:read', 'marketing:read', 'hr:read', 'cricket:read'],
+      });
       expect(app.credentials!.apiKey!.hint).toBe(issued.apiKey!.slice(-4));
 
       const fetched = await b.getApp({ ownerId: user.id, id: app.id });
@@ -361,7 +377,13 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
     it('when redirect URIs are replaced, then the new list is stored exactly as given and the oauth service sees it', async () => {
       const { user } = await signUp(a);
       const { app } = await newApp(a, user.id);
-      const uris = ['https://client.example/cb', 'http://127.0.0.1:8080/callback', 'http://[::1]:3000/cb', 'com.example.app:/oauth2redirect', 'HTTPS://Client.Example/CB'];
+      const uris = [
+        'https://client.example/cb',
+        'http://127.0.0.1:8080/callback',
+        'http://[::1]:3000/cb',
+        'com.example.app:/oauth2redirect',
+        'HTTPS://Client.Example/CB',
+      ];
       await expect(a.setRedirectUris({ ownerId: user.id, id: app!.id, redirectUris: uris })).resolves.toMatchObject({ app: { redirectUris: uris } });
       expect((await a.lookupApp({ appId: app!.appId })).redirectUris).toEqual(uris);
     });
@@ -386,9 +408,9 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const base = Date.now() - 10_000;
       await b.recordRequests({
         usage: [],
-        entries: [0, 1, 2].map((i) => ({ ...logEntry(app!.id, `r-${i}`), time: new Date(base + i * 1000).toISOString() })).concat([
-          { ...logEntry(app!.id, 'r-q'), time: new Date(base + 5000).toISOString(), path: '/playground/auth/api-key-query?api_key=ak_leak' },
-        ]),
+        entries: [0, 1, 2]
+          .map((i) => ({ ...logEntry(app!.id, `r-${i}`), time: new Date(base + i * 1000).toISOString() }))
+          .concat([{ ...logEntry(app!.id, 'r-q'), time: new Date(base + 5000).toISOString(), path: '/playground/auth/api-key-query?api_key=ak_leak' }]),
       });
       const first = await a.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 2, pageToken: '' });
       expect(first.total).toBe(4);
@@ -414,14 +436,23 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       expect(nextPageToken).toMatch(/^[A-Za-z0-9_-]{68}$/);
       const unsigned = Buffer.from(JSON.stringify({ t: base + 5000, i: 'f'.repeat(24) })).toString('base64url');
       const altered = `${nextPageToken.slice(0, 10)}${nextPageToken[10] === 'A' ? 'B' : 'A'}${nextPageToken.slice(11)}`;
-      for (const [id, pageToken] of [[app!.id, unsigned], [app!.id, altered], [other!.id, nextPageToken]]) {
-        expect(await refusalOf(b.listRequestLogs({ ownerId: user.id, id, pageSize: 1, pageToken }))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_page_token' });
+      for (const [id, pageToken] of [
+        [app!.id, unsigned],
+        [app!.id, altered],
+        [other!.id, nextPageToken],
+      ]) {
+        expect(await refusalOf(b.listRequestLogs({ ownerId: user.id, id, pageSize: 1, pageToken }))).toMatchObject({
+          status: GrpcStatus.INVALID_ARGUMENT,
+          code: 'invalid_page_token',
+        });
       }
       const next = await b.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 1, pageToken: nextPageToken });
       expect(next.entries.map((e) => e.requestId)).toEqual(['t-1']);
       // A replica with another SESSION_SIGNING_KEY derives another page-token key.
       const { client: stranger } = await boot({ SESSION_SIGNING_KEY: randomBytes(32).toString('hex') });
-      expect((await refusalOf(stranger.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 1, pageToken: nextPageToken }))).code).toBe('invalid_page_token');
+      expect((await refusalOf(stranger.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 1, pageToken: nextPageToken }))).code).toBe(
+        'invalid_page_token',
+      );
     });
 
     it('when more requests arrive than the per-app cap, then only the newest cap are kept', async () => {
@@ -429,7 +460,10 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
       const { user } = await signUp(client);
       const { app } = await newApp(client, user.id);
       const base = Date.now() - 10_000;
-      await client.recordRequests({ entries: [0, 1, 2, 3, 4].map((i) => ({ ...logEntry(app!.id, `c-${i}`), time: new Date(base + i).toISOString() })), usage: [] });
+      await client.recordRequests({
+        entries: [0, 1, 2, 3, 4].map((i) => ({ ...logEntry(app!.id, `c-${i}`), time: new Date(base + i).toISOString() })),
+        usage: [],
+      });
       const page = await client.listRequestLogs({ ownerId: user.id, id: app!.id, pageSize: 10, pageToken: '' });
       expect(page.entries.map((e) => e.requestId)).toEqual(['c-4', 'c-3', 'c-2']);
       expect(await raw.collection('request_logs').countDocuments({ app: app!.id })).toBe(3);
@@ -438,7 +472,18 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
 });
 
 function logEntry(app: string, requestId: string): identity.RequestLogEntry {
-  return { app, time: new Date().toISOString(), method: 'GET', path: '/playground/data/hr/employees', status: 200, authStyle: 'api_key', latencyMs: 2.5, requestId, appId: '', failure: '' };
+  return {
+    app,
+    time: new Date().toISOString(),
+    method: 'GET',
+    path: '/playground/data/hr/employees',
+    status: 200,
+    authStyle: 'api_key',
+    latencyMs: 2.5,
+    requestId,
+    appId: '',
+    failure: '',
+  };
 }
 
 /** Polls until `accepted` answers false, failing if that has not happened by `deadline` (ms since epoch). */

@@ -43,7 +43,9 @@ describe('identity service: MongoDB stopped and started again', () => {
       }),
     );
     const address = `127.0.0.1:${service.port}`;
-    client = await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, address, 'identity', 5000, { transport: testTransport() });
+    client = await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, address, 'identity', 5000, {
+      transport: testTransport(),
+    });
     healthClient = promiseClient(health.HealthClient, health.HealthService, address, 'identity', 2000, await tlsAs('gateway'));
     const { user } = await client.register({ email: `outage-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery' });
     ownerId = user!.id;

@@ -40,7 +40,14 @@ describe('operator RPCs', () => {
   let raw: mongoose.Connection;
 
   const idpToken = (subject: string, claims: JWTPayload, issuedAt = Math.floor(Date.now() / 1000)) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(subject).setIssuedAt(issuedAt).setExpirationTime(issuedAt + 600).sign(idpKey);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject(subject)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + 600)
+      .sign(idpKey);
   const signUp = async (email = `u${randomBytes(4).toString('hex')}@example.com`) => {
     const { user, session } = await a.register({ email, password: PASSWORD });
     return { email, user: user!, token: session!.token };
@@ -92,7 +99,11 @@ describe('operator RPCs', () => {
     for (let i = 0; i < 2; i++) {
       const service = await start(loadIdentityConfig({ ...env, ...(await tlsEnv('identity')) }));
       services.push(service);
-      clients.push(await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', 10_000, { transport: testTransport() }));
+      clients.push(
+        await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${service.port}`, 'identity', 10_000, {
+          transport: testTransport(),
+        }),
+      );
     }
     [a, b] = clients as [Client, Client];
     raw = await mongoose.createConnection(mongoUrl).asPromise();
@@ -139,7 +150,11 @@ describe('operator RPCs', () => {
     expect((await b.verifyBearerToken({ bearerToken: issued.bearerToken! })).check).toEqual({ ok: false, reason, principal: undefined });
     expect(await b.lookupApp({ appId: app.appId })).toMatchObject({ found: true, active: false });
     expect(await b.getSigningKey({ appId: app.appId })).toMatchObject({ found: true, active: false, apiKey: '' });
-    const accountDisabled = { status: GrpcStatus.PERMISSION_DENIED, code: 'account_disabled', message: 'An operator has disabled this account: ask whoever runs this sandbox to enable it again.' };
+    const accountDisabled = {
+      status: GrpcStatus.PERMISSION_DENIED,
+      code: 'account_disabled',
+      message: 'An operator has disabled this account: ask whoever runs this sandbox to enable it again.',
+    };
     expect(await refusalOf(b.verifySession({ token: learner.token }))).toEqual(accountDisabled);
     expect(await refusalOf(b.verifySession({ token: provider }))).toEqual(accountDisabled);
     expect(await refusalOf(b.login({ email: learner.email, password: PASSWORD, clientAddress: anAddress() }))).toEqual(accountDisabled);
@@ -163,7 +178,10 @@ describe('operator RPCs', () => {
   it('an operator signed in to the portal cannot disable or delete their own account', async () => {
     const ops = await signInOperator();
     const self: identity.OperatorCredential = { sessionToken: ops.token, statedUser: '' };
-    for (const call of [a.adminSetUserDisabled({ operator: self, userId: ops.user.id, disabled: true }), a.adminDeleteUser({ operator: self, userId: ops.user.id })]) {
+    for (const call of [
+      a.adminSetUserDisabled({ operator: self, userId: ops.user.id, disabled: true }),
+      a.adminDeleteUser({ operator: self, userId: ops.user.id }),
+    ]) {
       expect((await refusalOf(call)).code).toBe('cannot_act_on_self');
     }
     expect((await refusalOf(a.adminDeleteUser({ operator: CLI, userId: 'ffffffffffffffffffffffff' }))).code).toBe('user_not_found');
@@ -173,7 +191,15 @@ describe('operator RPCs', () => {
   describe('who acts is what identity verified (issue #31)', () => {
     let asGateway: Client;
     beforeAll(async () => {
-      asGateway = promiseClient(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${services[0]!.port}`, 'identity', 10_000, await tlsAs('gateway'), { transport: testTransport() });
+      asGateway = promiseClient(
+        identity.IdentityServiceClient,
+        identity.IdentityServiceService,
+        `127.0.0.1:${services[0]!.port}`,
+        'identity',
+        10_000,
+        await tlsAs('gateway'),
+        { transport: testTransport() },
+      );
     });
     afterAll(() => asGateway?.close());
 
@@ -200,7 +226,8 @@ describe('operator RPCs', () => {
     it("when the session is a learner's, signed out, or not a session at all, then refused with the reason", async () => {
       const learner = await signUp();
       const target = await signUp();
-      const as = (sessionToken: string) => asGateway.adminSetUserDisabled({ operator: { sessionToken, statedUser: '' }, userId: target.user.id, disabled: true });
+      const as = (sessionToken: string) =>
+        asGateway.adminSetUserDisabled({ operator: { sessionToken, statedUser: '' }, userId: target.user.id, disabled: true });
       expect(await refusalOf(as(learner.token))).toMatchObject({ status: GrpcStatus.PERMISSION_DENIED, code: 'operator_required' });
       expect((await refusalOf(as('not-a-session'))).status).toBe(GrpcStatus.UNAUTHENTICATED);
       const gone = await signUp();
@@ -214,22 +241,38 @@ describe('operator RPCs', () => {
       const target = await signUp();
       // A stated user is the CLI's to give: beside a session it is ignored.
       await asGateway.adminSetUserDisabled({ operator: { sessionToken: ops.token, statedUser: 'root@admin-pod' }, userId: target.user.id, disabled: true });
-      expect(await latestAudit()).toMatchObject({ action: 'user.disable', targetUserId: target.user.id, actor: { kind: 'session', id: ops.user.id, email: ops.email, statedUser: '' } });
+      expect(await latestAudit()).toMatchObject({
+        action: 'user.disable',
+        targetUserId: target.user.id,
+        actor: { kind: 'session', id: ops.user.id, email: ops.email, statedUser: '' },
+      });
     });
 
     it("when the CLI's certificate calls, then the CLI is audited by that certificate, with the user it states kept beside as stated", async () => {
       const target = await signUp();
       await a.adminSetUserDisabled({ operator: { sessionToken: '', statedUser: 'kim@laptop' }, userId: target.user.id, disabled: true });
-      expect(await latestAudit()).toMatchObject({ action: 'user.disable', targetUserId: target.user.id, actor: { kind: 'cli', id: 'cli', email: '', statedUser: 'kim@laptop' } });
-      expect((await refusalOf(a.adminSetUserDisabled({ operator: { sessionToken: '', statedUser: 'kim\n@laptop' }, userId: target.user.id, disabled: false }))).code).toBe('invalid_stated_user');
+      expect(await latestAudit()).toMatchObject({
+        action: 'user.disable',
+        targetUserId: target.user.id,
+        actor: { kind: 'cli', id: 'cli', email: '', statedUser: 'kim@laptop' },
+      });
+      expect(
+        (await refusalOf(a.adminSetUserDisabled({ operator: { sessionToken: '', statedUser: 'kim\n@laptop' }, userId: target.user.id, disabled: false }))).code,
+      ).toBe('invalid_stated_user');
     });
   });
 
   it('counts usage from both replicas, by app or App ID, in the user list and the export; malformed counts are dropped', async () => {
     const learner = await signUp();
     const { app } = await newApp(learner.user.id);
-    await a.recordRequests({ entries: [], usage: [usage(app.id, 3), usage('', 2, { appId: app.appId }), usage(app.id, 4, { authStyle: 'basic', routeFamily: 'auth' })] });
-    await b.recordRequests({ entries: [], usage: [usage(app.id, 5), usage(app.id, 7, { day: '2030-02-30' }), usage(app.id, -1), usage('ffffffffffffffffffffffff', 9)] });
+    await a.recordRequests({
+      entries: [],
+      usage: [usage(app.id, 3), usage('', 2, { appId: app.appId }), usage(app.id, 4, { authStyle: 'basic', routeFamily: 'auth' })],
+    });
+    await b.recordRequests({
+      entries: [],
+      usage: [usage(app.id, 5), usage(app.id, 7, { day: '2030-02-30' }), usage(app.id, -1), usage('ffffffffffffffffffffffff', 9)],
+    });
     const { user, apps } = await b.adminGetUser({ operator: CLI, userId: learner.user.id });
     expect(user).toMatchObject({ appCount: 1, requestCount: 14, disabled: false, operator: false });
     expect(apps.map((x) => x.appId)).toEqual([app.appId]);
@@ -237,8 +280,28 @@ describe('operator RPCs', () => {
     const day = new Date().toISOString().slice(0, 10);
     const { rows } = await a.adminUsage({ operator: CLI, from: day, to: day });
     expect(rows.filter((row) => row.userId === learner.user.id)).toEqual([
-      { day, userId: learner.user.id, email: learner.email, app: app.id, appId: app.appId, appName: 'Practice app', authStyle: 'api_key_header', routeFamily: 'data', requests: 10 },
-      { day, userId: learner.user.id, email: learner.email, app: app.id, appId: app.appId, appName: 'Practice app', authStyle: 'basic', routeFamily: 'auth', requests: 4 },
+      {
+        day,
+        userId: learner.user.id,
+        email: learner.email,
+        app: app.id,
+        appId: app.appId,
+        appName: 'Practice app',
+        authStyle: 'api_key_header',
+        routeFamily: 'data',
+        requests: 10,
+      },
+      {
+        day,
+        userId: learner.user.id,
+        email: learner.email,
+        app: app.id,
+        appId: app.appId,
+        appName: 'Practice app',
+        authStyle: 'basic',
+        routeFamily: 'auth',
+        requests: 4,
+      },
     ]);
     expect(await latestAudit()).toMatchObject({ action: 'usage.export', actor: CLI_ACTOR });
     expect((await refusalOf(a.adminUsage({ operator: CLI, from: '2030-13-01', to: '' }))).code).toBe('invalid_day');
@@ -247,19 +310,37 @@ describe('operator RPCs', () => {
   it('when gateways flush the same counts to both replicas at once, then every request is counted', async () => {
     const learner = await signUp();
     const { app } = await newApp(learner.user.id);
-    const flushes = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).recordRequests({ entries: [], usage: [usage(app.id, 1), usage('', 2, { appId: app.appId, routeFamily: 'auth' })] }));
+    const flushes = Array.from({ length: 30 }, (_, i) =>
+      (i % 2 === 0 ? a : b).recordRequests({ entries: [], usage: [usage(app.id, 1), usage('', 2, { appId: app.appId, routeFamily: 'auth' })] }),
+    );
     await Promise.all(flushes);
     expect((await a.adminGetUser({ operator: CLI, userId: learner.user.id })).user?.requestCount).toBe(90);
     const day = new Date().toISOString().slice(0, 10);
     const rows = (await b.adminUsage({ operator: CLI, from: day, to: day })).rows.filter((row) => row.userId === learner.user.id);
-    expect(rows.map((row) => [row.routeFamily, row.requests])).toEqual([['auth', 60], ['data', 30]]);
+    expect(rows.map((row) => [row.routeFamily, row.requests])).toEqual([
+      ['auth', 60],
+      ['data', 30],
+    ]);
   });
 
   it('when a user is deleted, then their apps, logs, usage, limits and sessions are gone, and an identity provider user is not re-created from an older token', async () => {
     const learner = await signUp();
     const { app, issued } = await newApp(learner.user.id);
     await a.recordRequests({
-      entries: [{ app: app.id, time: new Date().toISOString(), method: 'GET', path: '/playground/data/hr/employees', status: 200, authStyle: 'api_key_header', latencyMs: 1, requestId: 'r-1', appId: '', failure: '' }],
+      entries: [
+        {
+          app: app.id,
+          time: new Date().toISOString(),
+          method: 'GET',
+          path: '/playground/data/hr/employees',
+          status: 200,
+          authStyle: 'api_key_header',
+          latencyMs: 1,
+          requestId: 'r-1',
+          appId: '',
+          failure: '',
+        },
+      ],
       usage: [usage(app.id, 1)],
     });
     await a.adminSetAppLimit({ operator: CLI, appId: app.appId, exempt: true, perSecond: 0, burst: 0 });
@@ -268,7 +349,11 @@ describe('operator RPCs', () => {
     await until(async () => (await b.verifyApiKey({ apiKey: issued.apiKey! })).check?.ok === false);
     expect((await refusalOf(b.verifySession({ token: learner.token }))).status).toBe(GrpcStatus.UNAUTHENTICATED);
     for (const collection of ['apps', 'request_logs', 'usage', 'sessions', 'app_limits']) {
-      expect(await raw.collection<{ _id: string }>(collection).countDocuments({ $or: [{ ownerId: learner.user.id }, { app: app.id }, { userId: learner.user.id }, { _id: app.appId }] })).toBe(0);
+      expect(
+        await raw
+          .collection<{ _id: string }>(collection)
+          .countDocuments({ $or: [{ ownerId: learner.user.id }, { app: app.id }, { userId: learner.user.id }, { _id: app.appId }] }),
+      ).toBe(0);
     }
     expect((await b.listAppLimits({})).limits.map((limit) => limit.appId)).not.toContain(app.appId);
     expect(await latestAudit()).toMatchObject({ action: 'user.delete', targetEmail: learner.email, detail: `1 app deleted: ${app.appId}` });
@@ -313,7 +398,11 @@ describe('operator RPCs', () => {
     expect((await a.adminGetUser({ operator: CLI, userId: groupOperator.id })).user).toMatchObject({ operator: true });
     const listed = await a.adminListUsers({ operator: CLI, pageSize: 0, pageToken: '', emailContains: '' });
     expect(listed.users.map((u) => u.user!.email)).toContain(OPERATOR_EMAIL);
-    expect(await latestAudit()).toMatchObject({ action: 'purge', actor: CLI_ACTOR, detail: expect.stringMatching(/^before .*: \d+ users?, \d+ apps?, \d+ usage rows?, \d+ log entr(y|ies) deleted \(operators spared\)$/) });
+    expect(await latestAudit()).toMatchObject({
+      action: 'purge',
+      actor: CLI_ACTOR,
+      detail: expect.stringMatching(/^before .*: \d+ users?, \d+ apps?, \d+ usage rows?, \d+ log entr(y|ies) deleted \(operators spared\)$/),
+    });
     expect(await refusalOf(a.adminPurge({ operator: CLI, before: 'last tuesday', dryRun: true }))).toEqual({
       status: GrpcStatus.INVALID_ARGUMENT,
       code: 'invalid_before',
@@ -327,7 +416,12 @@ describe('operator RPCs', () => {
     const first = await b.adminListAudit({ operator: CLI, pageSize: 2, pageToken: '' });
     const second = await a.adminListAudit({ operator: CLI, pageSize: 1, pageToken: first.nextPageToken });
     expect([...first.entries, ...second.entries].map((e) => e.action)).toEqual(['user.disable', 'user.enable', 'user.disable']);
-    expect(first.entries[0]).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{24}$/), at: expect.any(String), actor: CLI_ACTOR, targetUserId: learner.user.id });
+    expect(first.entries[0]).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      at: expect.any(String),
+      actor: CLI_ACTOR,
+      targetUserId: learner.user.id,
+    });
     expect((await refusalOf(a.adminListAudit({ operator: CLI, pageSize: 2, pageToken: 'garbage' }))).code).toBe('invalid_page_token');
   });
 
@@ -353,7 +447,9 @@ describe('operator RPCs', () => {
     expect(await latestAudit()).toMatchObject({ action: 'app_limit.set', targetUserId: learner.user.id, detail: `${app.appId}: 500/s, burst 1000` });
     expect((await refusalOf(a.adminSetAppLimit({ operator: CLI, appId: app.appId, exempt: false, perSecond: 0, burst: 10 }))).code).toBe('invalid_limit');
     expect((await refusalOf(a.adminSetAppLimit({ operator: CLI, appId: app.appId, exempt: false, perSecond: 5, burst: 0 }))).code).toBe('invalid_limit');
-    expect((await refusalOf(a.adminSetAppLimit({ operator: CLI, appId: 'app_AAAAAAAAAAAAAAAAAAAAAA', exempt: true, perSecond: 0, burst: 0 }))).code).toBe('app_not_found');
+    expect((await refusalOf(a.adminSetAppLimit({ operator: CLI, appId: 'app_AAAAAAAAAAAAAAAAAAAAAA', exempt: true, perSecond: 0, burst: 0 }))).code).toBe(
+      'app_not_found',
+    );
     await b.adminClearAppLimit({ operator: CLI, appId: app.appId });
     expect((await a.listAppLimits({})).limits.map((limit) => limit.appId)).not.toContain(app.appId);
     expect((await refusalOf(a.adminClearAppLimit({ operator: CLI, appId: app.appId }))).code).toBe('app_limit_not_found');

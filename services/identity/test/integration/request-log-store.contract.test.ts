@@ -9,7 +9,18 @@ const APP_A = 'aaaaaaaaaaaaaaaaaaaaaaaa';
 const APP_B = 'bbbbbbbbbbbbbbbbbbbbbbbb';
 const entry = (app: string, second: number, requestId = `r${second}`): RequestLogRecord => {
   const time = new Date(T0.getTime() + second * 1000);
-  return { id: newLogId(time), app, time, method: 'GET', path: '/playground/auth/api-key', status: 200, authStyle: 'api_key', latencyMs: 1.5, requestId, failure: '' };
+  return {
+    id: newLogId(time),
+    app,
+    time,
+    method: 'GET',
+    path: '/playground/auth/api-key',
+    status: 200,
+    authStyle: 'api_key',
+    latencyMs: 1.5,
+    requestId,
+    failure: '',
+  };
 };
 
 function describeRequestLogStoreContract(name: string, open: () => Promise<StoreHarness<RequestLogStore>>) {

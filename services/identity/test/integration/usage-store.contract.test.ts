@@ -16,7 +16,8 @@ const count = (overrides: Partial<UsageRecord> = {}): UsageRecord => ({
   lastAt: new Date('2030-01-10T10:00:00.000Z'),
   ...overrides,
 });
-const byKey = (rows: UsageRecord[]) => [...rows].sort((x, y) => `${x.day}${x.app}${x.authStyle}${x.routeFamily}`.localeCompare(`${y.day}${y.app}${y.authStyle}${y.routeFamily}`));
+const byKey = (rows: UsageRecord[]) =>
+  [...rows].sort((x, y) => `${x.day}${x.app}${x.authStyle}${x.routeFamily}`.localeCompare(`${y.day}${y.app}${y.authStyle}${y.routeFamily}`));
 
 /** A harness, and another store on the same data: what a second identity replica would be. */
 type UsageHarness = StoreHarness<UsageStore> & { replica(): UsageStore };
@@ -31,7 +32,11 @@ function describeUsageStoreContract(name: string, open: () => Promise<UsageHarne
     afterAll(() => harness.close());
 
     it('when counts are added, then each (day, app, style, family) is one row: requests add up, the latest time is kept', async () => {
-      await harness.store.add([count({ requests: 3 }), count({ requests: 2, lastAt: new Date('2030-01-10T12:00:00.000Z') }), count({ authStyle: 'basic', requests: 4 })]);
+      await harness.store.add([
+        count({ requests: 3 }),
+        count({ requests: 2, lastAt: new Date('2030-01-10T12:00:00.000Z') }),
+        count({ authStyle: 'basic', requests: 4 }),
+      ]);
       await harness.store.add([count({ requests: 5, lastAt: new Date('2030-01-10T08:00:00.000Z') })]);
       expect(byKey(await harness.store.rows())).toEqual([
         count({ requests: 10, lastAt: new Date('2030-01-10T12:00:00.000Z') }),
@@ -41,7 +46,10 @@ function describeUsageStoreContract(name: string, open: () => Promise<UsageHarne
 
     it('when many batches of the same rows arrive at once, through this store and another replica, then not one request is lost', async () => {
       const replica = harness.replica();
-      const batches = Array.from({ length: 40 }, (_, i) => [count({ requests: 1 }), count({ routeFamily: 'auth', requests: 2, lastAt: new Date(Date.UTC(2030, 0, 10, 10, i)) })]);
+      const batches = Array.from({ length: 40 }, (_, i) => [
+        count({ requests: 1 }),
+        count({ routeFamily: 'auth', requests: 2, lastAt: new Date(Date.UTC(2030, 0, 10, 10, i)) }),
+      ]);
       await Promise.all(batches.map((batch, i) => (i % 2 === 0 ? harness.store : replica).add(batch)));
       expect(byKey(await harness.store.rows())).toEqual([
         count({ routeFamily: 'auth', requests: 80, lastAt: new Date(Date.UTC(2030, 0, 10, 10, 39)) }),

@@ -61,7 +61,11 @@ function describeUserStoreContract(name: string, open: () => Promise<StoreHarnes
       await harness.store.insert(ada);
       const disabledAt = new Date('2030-01-02T00:00:00.000Z');
       await expect(harness.store.update(ada.id, { disabledAt, operator: true })).resolves.toEqual({ ...ada, disabledAt, operator: true });
-      await expect(harness.store.update(ada.id, { disabledAt: null, lastSeenAt: disabledAt })).resolves.toEqual({ ...ada, operator: true, lastSeenAt: disabledAt });
+      await expect(harness.store.update(ada.id, { disabledAt: null, lastSeenAt: disabledAt })).resolves.toEqual({
+        ...ada,
+        operator: true,
+        lastSeenAt: disabledAt,
+      });
       await expect(harness.store.findById(ada.id)).resolves.toEqual({ ...ada, operator: true, lastSeenAt: disabledAt });
       await expect(harness.store.update(newResourceId(), { operator: true })).resolves.toBeUndefined();
     });

@@ -18,9 +18,15 @@ import { refusalOf } from '@sandbox/testing';
  */
 const SAME_ACCOUNT: { why: string; inputs: string[] }[] = [
   { why: 'case and surrounding space', inputs: ['ada@example.com', 'ADA@EXAMPLE.COM', ' Ada@Example.com ', 'ada@EXAMPLE.com'] },
-  { why: 'NFC: composed é (U+00E9) and e + combining acute (U+0301)', inputs: ['jos\u00e9@example.com', 'jose\u0301@example.com', 'JOS\u00c9@example.com', 'JOSE\u0301@example.com'] },
+  {
+    why: 'NFC: composed é (U+00E9) and e + combining acute (U+0301)',
+    inputs: ['jos\u00e9@example.com', 'jose\u0301@example.com', 'JOS\u00c9@example.com', 'JOSE\u0301@example.com'],
+  },
   { why: 'NFC: the Kelvin sign (U+212A) is canonically the letter K', inputs: ['kelvin@example.com', '\u212Aelvin@example.com'] },
-  { why: 'NFC: the Angstrom sign (U+212B) is canonically Å', inputs: ['\u00e5ngstr\u00f6m@example.com', 'A\u030angstro\u0308m@example.com', '\u212Bngstr\u00f6m@example.com'] },
+  {
+    why: 'NFC: the Angstrom sign (U+212B) is canonically Å',
+    inputs: ['\u00e5ngstr\u00f6m@example.com', 'A\u030angstro\u0308m@example.com', '\u212Bngstr\u00f6m@example.com'],
+  },
   { why: 'lower case: capital sharp s (U+1E9E) lowers to ß', inputs: ['stra\u00dfe@example.de', 'STRA\u1E9EE@example.de'] },
   { why: 'lower case: İ (U+0130) lowers to i + combining dot above', inputs: ['\u0130stanbul@example.com', 'i\u0307stanbul@example.com'] },
   { why: 'NFC and lower case in a Unicode domain', inputs: ['ada@b\u00fccher.example', 'ada@B\u00dcCHER.example', 'ada@bu\u0308cher.example'] },
@@ -54,7 +60,7 @@ describe('account identity', () => {
       seed = (seed + 0x6d2b79f5) | 0;
       let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n | 0;
+      return ((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n) | 0;
     };
     const seen = new Map<string, string>();
     for (let i = 0; i < 5000; i++) {

@@ -15,7 +15,6 @@ const ISSUER = 'https://idp.example.test';
 const HERE = '192.0.2.10';
 const ATTACKER = '203.0.113.66';
 
-
 describe('AccountService', () => {
   let now: Date;
   let users: MemoryUserStore;
@@ -88,7 +87,10 @@ describe('AccountService', () => {
       const domain = build(undefined, { mode: 'domain', domains: ['example.edu'], localSignIn: true });
       await expect(domain.register('Ada@Example.EDU', 'correct horse')).resolves.toMatchObject({ user: { email: 'ada@example.edu' } });
       for (const email of ['bob@example.org', 'bob@student.example.edu']) {
-        expect(await refusalOf(domain.register(email, 'correct horse'))).toMatchObject({ code: 'signup_domain_not_allowed', message: expect.stringContaining('example.edu') });
+        expect(await refusalOf(domain.register(email, 'correct horse'))).toMatchObject({
+          code: 'signup_domain_not_allowed',
+          message: expect.stringContaining('example.edu'),
+        });
       }
     });
 
@@ -131,7 +133,7 @@ describe('AccountService', () => {
     expect((await refusalOf(accounts.login('ghost@example.com', 'whatever1', ATTACKER))).code).toBe('too_many_attempts');
   });
 
-  it('when an attacker fails many times on the owner\'s email, then the owner signs in from their own address, slowed down by at most 2 s', async () => {
+  it("when an attacker fails many times on the owner's email, then the owner signs in from their own address, slowed down by at most 2 s", async () => {
     await accounts.register('ada@example.com', 'correct horse');
     for (let i = 0; i < 5; i++) await refusalOf(accounts.login('ada@example.com', `guess ${i}`, ATTACKER));
     // The attacker moves on to more addresses: more slow-down for the account, never a lock-out.
@@ -235,7 +237,7 @@ describe('AccountService', () => {
       await expect(accounts.verifySession(session.token)).resolves.toMatchObject({ user: { id: user.id } });
     });
 
-    it('when a remembered session\'s token expires, then it is refused though the session is remembered', async () => {
+    it("when a remembered session's token expires, then it is refused though the session is remembered", async () => {
       accounts = remembering();
       const { session } = await accounts.register('ada@example.com', 'correct horse');
       now = new Date(session.expiresAt.getTime() - 300);
@@ -341,12 +343,24 @@ describe('AccountService', () => {
       await expect(accounts.verifySession(ada.session.token)).resolves.toMatchObject({ user: { id: ada.user.id } });
     });
 
-    it("when a provider user was deleted, then their tokens issued before are refused (account_deleted) until the record lapses, and a newer token starts a fresh account", async () => {
+    it('when a provider user was deleted, then their tokens issued before are refused (account_deleted) until the record lapses, and a newer token starts a fresh account', async () => {
       const older = await providerToken('p6', { email: 'ivy@campus.example' });
-      const noIat = await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience('portal').setSubject('p6').setExpirationTime(Math.floor(now.getTime() / 1000) + 600).sign(idpPrivate);
+      const noIat = await new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer(ISSUER)
+        .setAudience('portal')
+        .setSubject('p6')
+        .setExpirationTime(Math.floor(now.getTime() / 1000) + 600)
+        .sign(idpPrivate);
       const first = await accounts.verifySession(older);
       later(5000);
-      await sessions.put({ id: deletedUserRecordId(`${ISSUER}#p6`), userId: first.user.id, kind: 'deleted', issuedBefore: now, expiresAt: new Date(now.getTime() + DELETED_USER_MEMORY_MS) });
+      await sessions.put({
+        id: deletedUserRecordId(`${ISSUER}#p6`),
+        userId: first.user.id,
+        kind: 'deleted',
+        issuedBefore: now,
+        expiresAt: new Date(now.getTime() + DELETED_USER_MEMORY_MS),
+      });
       await users.delete(first.user.id);
       const deleted = {
         status: 16,

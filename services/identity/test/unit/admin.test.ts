@@ -65,7 +65,15 @@ describe('AdminService', () => {
   });
 
   const aUser = async (email: string, overrides: Partial<UserRecord> = {}): Promise<UserRecord> => {
-    const user: UserRecord = { id: newResourceId(), key: `password:${email}`, email, provider: 'password', passwordHash: 'scrypt$x', createdAt: now, ...overrides };
+    const user: UserRecord = {
+      id: newResourceId(),
+      key: `password:${email}`,
+      email,
+      provider: 'password',
+      passwordHash: 'scrypt$x',
+      createdAt: now,
+      ...overrides,
+    };
     await users.insert(user);
     return user;
   };
@@ -154,7 +162,7 @@ describe('AdminService', () => {
       expect(await auditTrail()).toEqual(['user.enable', 'user.disable', 'user.disable']);
     });
 
-    it("when a user is disabled, then their sessions are kept (refused while disabled, not ended), so an enable brings them back", async () => {
+    it('when a user is disabled, then their sessions are kept (refused while disabled, not ended), so an enable brings them back', async () => {
       const ada = await aUser('ada@example.org');
       await sessions.put({ id: 's1', userId: ada.id, expiresAt: new Date(T0.getTime() + 3600_000), kind: 'active' });
       await admin.setDisabled(CLI, ada.id, true);
@@ -186,7 +194,7 @@ describe('AdminService', () => {
   });
 
   describe('delete', () => {
-    it('when a user is deleted, then their apps, logs, usage, limits and sessions go, and nobody else\'s', async () => {
+    it("when a user is deleted, then their apps, logs, usage, limits and sessions go, and nobody else's", async () => {
       const ada = await aUser('ada@example.org');
       const bob = await aUser('bob@example.org');
       const [mine, theirs] = [await anApp(ada.id), await anApp(bob.id)];
@@ -207,7 +215,13 @@ describe('AdminService', () => {
       expect(changes).toBeGreaterThan(0);
       // After the user is gone: every replica drops the sessions it remembers.
       expect(sessionChanges).toBe(1);
-      expect((await audit.list(1))[0]).toMatchObject({ action: 'user.delete', actor: CLI, targetUserId: ada.id, targetEmail: 'ada@example.org', detail: `1 app deleted: ${mine.appId}` });
+      expect((await audit.list(1))[0]).toMatchObject({
+        action: 'user.delete',
+        actor: CLI,
+        targetUserId: ada.id,
+        targetEmail: 'ada@example.org',
+        detail: `1 app deleted: ${mine.appId}`,
+      });
     });
 
     it("when an identity provider's user is deleted, then a record refuses their tokens issued before now, for 24 hours; a local user leaves none", async () => {
@@ -216,7 +230,13 @@ describe('AdminService', () => {
       await admin.deleteUser(CLI, ivy.id);
       await admin.deleteUser(CLI, ada.id);
       const record = await sessions.find(deletedUserRecordId(`${ISSUER}#emp-9`), now);
-      expect(record).toEqual({ id: deletedUserRecordId(`${ISSUER}#emp-9`), userId: ivy.id, kind: 'deleted', issuedBefore: T0, expiresAt: new Date(T0.getTime() + DELETED_USER_MEMORY_MS) });
+      expect(record).toEqual({
+        id: deletedUserRecordId(`${ISSUER}#emp-9`),
+        userId: ivy.id,
+        kind: 'deleted',
+        issuedBefore: T0,
+        expiresAt: new Date(T0.getTime() + DELETED_USER_MEMORY_MS),
+      });
       expect(await sessions.find(deletedUserRecordId(`password:ada@example.org`), now)).toBeUndefined();
       expect(await sessions.find(record!.id, new Date(T0.getTime() + DELETED_USER_MEMORY_MS))).toBeUndefined();
     });
@@ -280,7 +300,10 @@ describe('AdminService', () => {
       const left = (await users.list({ limit: 10 })).map((user) => user.id);
       expect(left.sort()).toEqual([byEmail.id, byGroup.id, newcomer.id].sort());
       expect(left).not.toContain(unverified.id);
-      expect((await usage.rows()).map((row) => `${row.app === newcomersApp.id ? 'newcomer' : 'learner'} ${row.day}`).sort()).toEqual(['newcomer 2030-01-02', 'newcomer 2030-01-06']);
+      expect((await usage.rows()).map((row) => `${row.app === newcomersApp.id ? 'newcomer' : 'learner'} ${row.day}`).sort()).toEqual([
+        'newcomer 2030-01-02',
+        'newcomer 2030-01-06',
+      ]);
       expect(await logs.count(newcomersApp.id)).toBe(1);
       expect((await audit.list(1))[0]).toMatchObject({
         action: 'purge',
@@ -311,9 +334,7 @@ describe('AdminService', () => {
       expect({ total, nextPageToken }).toEqual({ total: 3, nextPageToken: '' });
       expect(listed.map((u) => [u.user.email, u.appCount, u.requestCount, u.lastActiveAt.toISOString()])).toEqual([
         ['ada@example.org', 2, 7, '2030-01-04T10:00:00.000Z'],
-        ...[bob, cat]
-          .sort((x, y) => (x.id < y.id ? -1 : 1))
-          .map((u) => [u.email, 0, 0, u === cat ? '2030-01-02T01:00:00.000Z' : '2030-01-02T00:00:00.000Z']),
+        ...[bob, cat].sort((x, y) => (x.id < y.id ? -1 : 1)).map((u) => [u.email, 0, 0, u === cat ? '2030-01-02T01:00:00.000Z' : '2030-01-02T00:00:00.000Z']),
       ]);
     });
 
@@ -325,7 +346,11 @@ describe('AdminService', () => {
       const first = await admin.listUsers({ pageSize: 2, pageToken: '', emailContains: 'USER-' });
       const second = await admin.listUsers({ pageSize: 2, pageToken: first.nextPageToken, emailContains: 'user-' });
       const third = await admin.listUsers({ pageSize: 2, pageToken: second.nextPageToken, emailContains: 'user-' });
-      expect([first, second, third].map((page) => page.users.map((u) => u.user.email.slice(0, 6)))).toEqual([['user-0', 'user-1'], ['user-2', 'user-3'], ['user-4']]);
+      expect([first, second, third].map((page) => page.users.map((u) => u.user.email.slice(0, 6)))).toEqual([
+        ['user-0', 'user-1'],
+        ['user-2', 'user-3'],
+        ['user-4'],
+      ]);
       expect(third.nextPageToken).toBe('');
       expect((await refusalOf(admin.listUsers({ pageSize: 2, pageToken: first.nextPageToken, emailContains: 'example' }))).code).toBe('invalid_page_token');
       expect((await refusalOf(admin.listAudit({ pageSize: 2, pageToken: first.nextPageToken }))).code).toBe('invalid_page_token');
@@ -376,7 +401,11 @@ describe('AdminService', () => {
     });
 
     it('when a day is not YYYY-MM-DD and real, or from is after to, then invalid_day, unaudited', async () => {
-      for (const [from, to] of [['2030-1-2', ''], ['', '2030-02-30'], ['2030-01-03', '2030-01-02']]) {
+      for (const [from, to] of [
+        ['2030-1-2', ''],
+        ['', '2030-02-30'],
+        ['2030-01-03', '2030-01-02'],
+      ]) {
         expect(await refusalOf(admin.usage(CLI, from!, to!))).toMatchObject({ status: INVALID_ARGUMENT, code: 'invalid_day' });
       }
       expect(await auditTrail()).toEqual([]);
@@ -434,10 +463,17 @@ describe('AdminService', () => {
         { perSecond: 5, burst: 0 },
         { perSecond: 5, burst: 1.5 },
       ]) {
-        expect(await refusalOf(admin.setAppLimit(CLI, app.appId, { exempt: false, ...limit }))).toMatchObject({ status: INVALID_ARGUMENT, code: 'invalid_limit' });
+        expect(await refusalOf(admin.setAppLimit(CLI, app.appId, { exempt: false, ...limit }))).toMatchObject({
+          status: INVALID_ARGUMENT,
+          code: 'invalid_limit',
+        });
       }
       for (const appId of [newAppId(), 'not-an-app-id']) {
-        expect(await refusalOf(admin.setAppLimit(CLI, appId, { exempt: true, perSecond: 0, burst: 0 }))).toEqual({ status: NOT_FOUND, code: 'app_not_found', message: 'No app has this App ID.' });
+        expect(await refusalOf(admin.setAppLimit(CLI, appId, { exempt: true, perSecond: 0, burst: 0 }))).toEqual({
+          status: NOT_FOUND,
+          code: 'app_not_found',
+          message: 'No app has this App ID.',
+        });
       }
       expect(await admin.listAppLimits()).toEqual([]);
       expect(await auditTrail()).toEqual([]);

@@ -105,7 +105,7 @@ describe('AppService', () => {
     await expect(create('owner-b')).resolves.toBeDefined();
   });
 
-  it("when another owner asks for an app, then it is not found on every operation, exactly like an unknown id", async () => {
+  it('when another owner asks for an app, then it is not found on every operation, exactly like an unknown id', async () => {
     const { app } = await create('owner-a');
     const unknown = '0123456789abcdef01234567';
     for (const id of [app.id, unknown]) {
@@ -184,15 +184,40 @@ describe('AppService', () => {
     await expect(apps.delete('owner-a', app.id, true)).resolves.toMatchObject({ outcome: 'revoked' });
   });
 
-  const usageOf = (app: { id: string; appId: string }, ownerId = 'owner-a') =>
-    ({ day: '2030-01-01', app: app.id, appId: app.appId, userId: ownerId, authStyle: 'basic', routeFamily: 'data', requests: 3, lastAt: new Date('2030-01-01T10:00:00Z') });
-  const limitOf = (app: { appId: string }) =>
-    ({ appId: app.appId, exempt: true, perSecond: 0, burst: 0, setAt: new Date(), setBy: { kind: 'cli' as const, id: 'root@pod', email: '' } });
+  const usageOf = (app: { id: string; appId: string }, ownerId = 'owner-a') => ({
+    day: '2030-01-01',
+    app: app.id,
+    appId: app.appId,
+    userId: ownerId,
+    authStyle: 'basic',
+    routeFamily: 'data',
+    requests: 3,
+    lastAt: new Date('2030-01-01T10:00:00Z'),
+  });
+  const limitOf = (app: { appId: string }) => ({
+    appId: app.appId,
+    exempt: true,
+    perSecond: 0,
+    burst: 0,
+    setAt: new Date(),
+    setBy: { kind: 'cli' as const, id: 'root@pod', email: '' },
+  });
 
   it('when an app is deleted, then it, its logs, its usage rows and its own limit are gone and its id is not found; revoking keeps them', async () => {
     const { app } = await create();
     const { app: other } = await create();
-    const entry = (id: string) => ({ id: randomBytes(12).toString('hex'), app: id, time: new Date(), method: 'GET', path: '/x', status: 200, authStyle: 'api_key', latencyMs: 1, requestId: 'r', failure: '' });
+    const entry = (id: string) => ({
+      id: randomBytes(12).toString('hex'),
+      app: id,
+      time: new Date(),
+      method: 'GET',
+      path: '/x',
+      status: 200,
+      authStyle: 'api_key',
+      latencyMs: 1,
+      requestId: 'r',
+      failure: '',
+    });
     await logs.append([entry(app.id), entry(other.id)]);
     await usage.add([usageOf(app), usageOf(other)]);
     await limits.put(limitOf(app));
@@ -220,7 +245,9 @@ describe('AppService', () => {
     const { app: a1 } = await create('owner-a');
     await create('owner-a');
     const { app: b1 } = await create('owner-b');
-    await logs.append([{ id: 'x'.repeat(24), app: a1.id, time: new Date(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '', failure: '' }]);
+    await logs.append([
+      { id: 'x'.repeat(24), app: a1.id, time: new Date(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '', failure: '' },
+    ]);
     await usage.add([usageOf(a1), usageOf(b1, 'owner-b')]);
     await limits.put(limitOf(a1));
     await limits.put(limitOf(b1));

@@ -12,7 +12,14 @@ import { MemoryUsageStore } from '../../src/stores/memory-usage-store';
 
 /* The caps as the embedded default (memory stores, one identity process) holds them under concurrent calls. */
 const appService = (appStore: MemoryAppStore, logStore = new MemoryRequestLogStore()) =>
-  new AppService({ apps: appStore, logs: logStore, usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+  new AppService({
+    apps: appStore,
+    logs: logStore,
+    usage: new MemoryUsageStore(),
+    limits: new MemoryAppLimitStore(),
+    crypto: new CredentialCrypto(randomBytes(32)),
+    onChange: () => undefined,
+  });
 
 describe('apps per account', () => {
   it('when 150 apps are created at once for one account, then exactly the cap are stored and the rest refused with too_many_apps', async () => {
@@ -34,7 +41,18 @@ describe('request-log entries per app', () => {
   let service: RequestLogService;
   let appId: string;
   const entries = (count: number): RequestLogInput[] =>
-    Array.from({ length: count }, (_, i) => ({ app: appId, appId: '', time: new Date(now.getTime() - i).toISOString(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 1, requestId: `r${now.getTime()}-${i}`, failure: '' }));
+    Array.from({ length: count }, (_, i) => ({
+      app: appId,
+      appId: '',
+      time: new Date(now.getTime() - i).toISOString(),
+      method: 'GET',
+      path: '/',
+      status: 200,
+      authStyle: '',
+      latencyMs: 1,
+      requestId: `r${now.getTime()}-${i}`,
+      failure: '',
+    }));
 
   beforeEach(async () => {
     jest.useFakeTimers({ now: start });

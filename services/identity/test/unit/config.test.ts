@@ -30,7 +30,11 @@ describe('identity configuration', () => {
   it('when SIGNUP is set, then the policy follows; domain needs its domains, each checked and lower-cased', () => {
     expect(loadIdentityConfig({ ...TLS }).signUp).toEqual({ mode: 'open', localSignIn: true });
     expect(loadIdentityConfig({ ...TLS, SIGNUP: 'closed', LOCAL_SIGN_IN: 'false' }).signUp).toEqual({ mode: 'closed', localSignIn: false });
-    expect(loadIdentityConfig({ ...TLS, SIGNUP: 'domain', SIGNUP_DOMAINS: ' Example.EDU, example.org ' }).signUp).toEqual({ mode: 'domain', domains: ['example.edu', 'example.org'], localSignIn: true });
+    expect(loadIdentityConfig({ ...TLS, SIGNUP: 'domain', SIGNUP_DOMAINS: ' Example.EDU, example.org ' }).signUp).toEqual({
+      mode: 'domain',
+      domains: ['example.edu', 'example.org'],
+      localSignIn: true,
+    });
     expect(configError({ SIGNUP: 'domain' })).toMatch(/^invalid configuration: SIGNUP_DOMAINS: is required with SIGNUP=domain/);
     expect(configError({ SIGNUP: 'domain', SIGNUP_DOMAINS: '@example.edu' })).toMatch(/SIGNUP_DOMAINS: must be email domains/);
     expect(configError({ SIGNUP: 'invite' })).toMatch(/SIGNUP: must be open, domain or closed/);
@@ -38,8 +42,17 @@ describe('identity configuration', () => {
 
   it('when operators are named, then emails are kept canonical (any case matches), groups as given, and the claim defaults to groups', () => {
     expect(loadIdentityConfig({ ...TLS }).operators).toEqual({ emails: new Set(), groups: new Set(), groupsClaim: 'groups' });
-    const config = loadIdentityConfig({ ...TLS, OPERATOR_EMAILS: ' Ops@Example.ORG ,lead@example.org,', OPERATOR_GROUPS: 'sandbox-operators, Platform Team ', OPERATOR_GROUPS_CLAIM: 'roles' });
-    expect(config.operators).toEqual({ emails: new Set(['ops@example.org', 'lead@example.org']), groups: new Set(['sandbox-operators', 'Platform Team']), groupsClaim: 'roles' });
+    const config = loadIdentityConfig({
+      ...TLS,
+      OPERATOR_EMAILS: ' Ops@Example.ORG ,lead@example.org,',
+      OPERATOR_GROUPS: 'sandbox-operators, Platform Team ',
+      OPERATOR_GROUPS_CLAIM: 'roles',
+    });
+    expect(config.operators).toEqual({
+      emails: new Set(['ops@example.org', 'lead@example.org']),
+      groups: new Set(['sandbox-operators', 'Platform Team']),
+      groupsClaim: 'roles',
+    });
     expect(configError({ OPERATOR_EMAILS: 'ops@example.org,not an email' })).toMatch(/OPERATOR_EMAILS: must be email addresses separated by commas/);
     expect(configError({ OPERATOR_GROUPS_CLAIM: '' })).toMatch(/OPERATOR_GROUPS_CLAIM/);
   });

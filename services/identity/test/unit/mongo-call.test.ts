@@ -10,7 +10,10 @@ describe('mongoCall', () => {
     ['the driver says the server cannot be reached', Object.assign(new Error('connect ECONNREFUSED'), { name: 'MongoServerSelectionError' })],
     ['a socket the store ended, seen raw (EPIPE)', Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' })],
     ['a connection reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
-    ['this process closed its client while stopping', Object.assign(new Error('Operation interrupted because client was closed'), { name: 'MongoClientClosedError' })],
+    [
+      'this process closed its client while stopping',
+      Object.assign(new Error('Operation interrupted because client was closed'), { name: 'MongoClientClosedError' }),
+    ],
   ])('when %s, then UNAVAILABLE naming the database', async (_what, error) => {
     const refused = await failing(error).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);

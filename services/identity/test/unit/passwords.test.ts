@@ -35,10 +35,16 @@ describe('PasswordHasher', () => {
 
   it('when more hashes are asked for than may run or wait, then the rest are refused at once with a retry hint', async () => {
     const bounded = new PasswordHasher({ log2N: 12, concurrency: 1, maxWaiting: 1 });
-    const attempts = Array.from({ length: 4 }, (_, i) => bounded.hash(`password ${i}`).then(() => 'hashed', (e) => e));
+    const attempts = Array.from({ length: 4 }, (_, i) =>
+      bounded.hash(`password ${i}`).then(
+        () => 'hashed',
+        (e) => e,
+      ),
+    );
     const outcomes = await Promise.all(attempts);
     expect(outcomes.slice(0, 2)).toEqual(['hashed', 'hashed']);
-    for (const refused of outcomes.slice(2)) expect(await refusalOf(Promise.reject(refused))).toEqual({ status: 8, code: 'server_busy', message: expect.any(String), retryAfterSeconds: 1 });
+    for (const refused of outcomes.slice(2))
+      expect(await refusalOf(Promise.reject(refused))).toEqual({ status: 8, code: 'server_busy', message: expect.any(String), retryAfterSeconds: 1 });
   });
 
   it('when the first unknown-email check is refused while busy, then later ones still work', async () => {

@@ -33,7 +33,14 @@ describe('a recorded batch of requests', () => {
     appStore = new MemoryAppStore();
     logStore = new MemoryRequestLogStore();
     usageStore = new MemoryUsageStore();
-    apps = new AppService({ apps: appStore, logs: logStore, usage: usageStore, limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+    apps = new AppService({
+      apps: appStore,
+      logs: logStore,
+      usage: usageStore,
+      limits: new MemoryAppLimitStore(),
+      crypto: new CredentialCrypto(randomBytes(32)),
+      onChange: () => undefined,
+    });
     reads = {};
     const counted = new Proxy(appStore, {
       get(target, property, receiver) {
@@ -75,15 +82,20 @@ describe('a recorded batch of requests', () => {
     const { app: a } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
     const { app: b } = await apps.create('owner-b', { name: 'b', description: '', redirectUris: [] });
     reads = {};
-    const kept = await recorded.record([entry({ app: a.id }, 'r1'), entry({ app: b.id }, 'r2'), entry({ app: a.id }, 'r3')], [count({ app: a.id }, 2), count({ app: b.id }, 1)]);
+    const kept = await recorded.record(
+      [entry({ app: a.id }, 'r1'), entry({ app: b.id }, 'r2'), entry({ app: a.id }, 'r3')],
+      [count({ app: a.id }, 2), count({ app: b.id }, 1)],
+    );
     expect(kept).toEqual({ entries: 3, usage: 2 });
     // Read once for entries and counts; once more after the insert, for an app deleted meanwhile (request-logs.ts).
     expect(reads).toEqual({ findByIds: 1, existingIds: 1 });
     expect((await logStore.list(a.id, 10)).map((e) => e.requestId).sort()).toEqual(['r1', 'r3']);
-    expect((await usageStore.rows()).map((row) => [row.appId, row.userId, row.requests]).sort()).toEqual([
-      [a.appId, 'owner-a', 2],
-      [b.appId, 'owner-b', 1],
-    ].sort());
+    expect((await usageStore.rows()).map((row) => [row.appId, row.userId, row.requests]).sort()).toEqual(
+      [
+        [a.appId, 'owner-a', 2],
+        [b.appId, 'owner-b', 1],
+      ].sort(),
+    );
   });
 
   it('when some name their app by App ID, then one more read resolves them all, for the entries and the counts alike', async () => {
@@ -114,8 +126,26 @@ describe('a recorded batch of requests', () => {
   it('when either part is larger than a call may carry, then batch_too_large and nothing is stored', async () => {
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
     const tooMany = LIMITS.recordBatchMax + 1;
-    expect((await refusalOf(recorded.record(Array.from({ length: tooMany }, (_, i) => entry({ app: app.id }, `r${i}`)), [count({ app: app.id }, 1)]))).code).toBe('batch_too_large');
-    expect((await refusalOf(recorded.record([entry({ app: app.id }, 'r')], Array.from({ length: tooMany }, () => count({ app: app.id }, 1))))).code).toBe('batch_too_large');
+    expect(
+      (
+        await refusalOf(
+          recorded.record(
+            Array.from({ length: tooMany }, (_, i) => entry({ app: app.id }, `r${i}`)),
+            [count({ app: app.id }, 1)],
+          ),
+        )
+      ).code,
+    ).toBe('batch_too_large');
+    expect(
+      (
+        await refusalOf(
+          recorded.record(
+            [entry({ app: app.id }, 'r')],
+            Array.from({ length: tooMany }, () => count({ app: app.id }, 1)),
+          ),
+        )
+      ).code,
+    ).toBe('batch_too_large');
     expect(await logStore.count(app.id)).toBe(0);
     expect(await usageStore.rows()).toEqual([]);
   });

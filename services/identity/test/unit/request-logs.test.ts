@@ -36,7 +36,14 @@ describe('request logs', () => {
     appStore = new MemoryAppStore();
     logStore = new MemoryRequestLogStore();
     service = new RequestLogService(logStore, appStore, 5, new PageTokens(randomBytes(32)), () => now);
-    apps = new AppService({ apps: appStore, logs: logStore, usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+    apps = new AppService({
+      apps: appStore,
+      logs: logStore,
+      usage: new MemoryUsageStore(),
+      limits: new MemoryAppLimitStore(),
+      crypto: new CredentialCrypto(randomBytes(32)),
+      onChange: () => undefined,
+    });
   });
 
   it('when an app is deleted after a batch read it and before its entries went in, then they are taken back at once', async () => {
@@ -113,7 +120,7 @@ describe('request logs', () => {
     await service.record([0, 1, 2].map((i) => entry(other.id, { time: new Date(now.getTime() - 5000 + i * 1000).toISOString() })));
     const { nextPageToken } = await service.list('owner-a', app.id, 1, '');
     const unsigned = Buffer.from(JSON.stringify({ t: now.getTime(), i: 'f'.repeat(24) })).toString('base64url');
-    const flipped = (nextPageToken[5] === 'A' ? 'B' : 'A');
+    const flipped = nextPageToken[5] === 'A' ? 'B' : 'A';
     for (const token of [unsigned, 'garbage', `${nextPageToken.slice(0, 5)}${flipped}${nextPageToken.slice(6)}`, `${nextPageToken}A`]) {
       expect(await refusalCode(service.list('owner-a', app.id, 1, token))).toBe('invalid_page_token');
     }
@@ -121,14 +128,22 @@ describe('request logs', () => {
     await expect(service.list('owner-a', app.id, 1, nextPageToken)).resolves.toMatchObject({ entries: [expect.anything()] });
   });
 
-  it('when the app id is malformed, unknown or not the caller\'s, then the same answer every time', async () => {
+  it("when the app id is malformed, unknown or not the caller's, then the same answer every time", async () => {
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
     const ids = ['not-an-id', 'ABCDEF0123456789abcdef01', '0123456789abcdef01234567', app.id];
-    for (const [size, token] of [[10, ''], [-1, ''], [10, 'forged']] as const) {
+    for (const [size, token] of [
+      [10, ''],
+      [-1, ''],
+      [10, 'forged'],
+    ] as const) {
       const answers = await Promise.all(ids.map((id) => refusalOf(service.list('owner-b', id, size, token))));
       for (const answer of answers) expect(answer).toEqual(answers[0]);
     }
-    expect(await refusalOf(service.list('owner-b', 'not-an-id', 10, ''))).toEqual({ status: 5, code: 'app_not_found', message: 'No app with this id was found.' });
+    expect(await refusalOf(service.list('owner-b', 'not-an-id', 10, ''))).toEqual({
+      status: 5,
+      code: 'app_not_found',
+      message: 'No app with this id was found.',
+    });
   });
 
   it("when another owner asks for an app's logs, then app_not_found", async () => {
@@ -143,7 +158,20 @@ describe('request logs', () => {
 
   it('when logs outlive their app, then the orphan cleanup removes them', async () => {
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
-    await logStore.append([{ id: 'f'.repeat(24), app: '0123456789abcdef01234567', time: now, method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 0, requestId: '', failure: '' }]);
+    await logStore.append([
+      {
+        id: 'f'.repeat(24),
+        app: '0123456789abcdef01234567',
+        time: now,
+        method: 'GET',
+        path: '/',
+        status: 200,
+        authStyle: '',
+        latencyMs: 0,
+        requestId: '',
+        failure: '',
+      },
+    ]);
     await service.record([entry(app.id)]);
     expect(await service.removeOrphans()).toBe(1);
     expect(await logStore.appIds()).toEqual([app.id]);
@@ -156,11 +184,31 @@ describe('trimming to the cap', () => {
     const logStore = new MemoryRequestLogStore();
     let now = new Date('2030-01-01T00:00:00Z');
     const service = new RequestLogService(logStore, appStore, 8, new PageTokens(randomBytes(32)), () => now, 5_000);
-    const apps = new AppService({ apps: appStore, logs: logStore, usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+    const apps = new AppService({
+      apps: appStore,
+      logs: logStore,
+      usage: new MemoryUsageStore(),
+      limits: new MemoryAppLimitStore(),
+      crypto: new CredentialCrypto(randomBytes(32)),
+      onChange: () => undefined,
+    });
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
     const trims = jest.spyOn(logStore, 'trim');
     const record = (count: number) =>
-      service.record(Array.from({ length: count }, (_, i) => ({ app: app.id, appId: '', time: new Date(now.getTime() - i).toISOString(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 1, requestId: '', failure: '' })));
+      service.record(
+        Array.from({ length: count }, (_, i) => ({
+          app: app.id,
+          appId: '',
+          time: new Date(now.getTime() - i).toISOString(),
+          method: 'GET',
+          path: '/',
+          status: 200,
+          authStyle: '',
+          latencyMs: 1,
+          requestId: '',
+          failure: '',
+        })),
+      );
     await record(1); // a quarter of 8 is 2: not yet
     expect(trims).not.toHaveBeenCalled();
     await record(1);
@@ -188,7 +236,14 @@ describe('trimming to the cap', () => {
       logStore = new MemoryRequestLogStore();
       now = new Date('2030-01-01T00:00:00Z');
       service = new RequestLogService(logStore, appStore, 4, new PageTokens(randomBytes(32)), () => now, 5_000);
-      apps = new AppService({ apps: appStore, logs: logStore, usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+      apps = new AppService({
+        apps: appStore,
+        logs: logStore,
+        usage: new MemoryUsageStore(),
+        limits: new MemoryAppLimitStore(),
+        crypto: new CredentialCrypto(randomBytes(32)),
+        onChange: () => undefined,
+      });
       started = [];
       const held = new Promise<void>((resolve) => (release = resolve));
       const trim = logStore.trim.bind(logStore);
@@ -199,7 +254,20 @@ describe('trimming to the cap', () => {
       });
     });
     const record = (app: string, count: number) =>
-      service.record(Array.from({ length: count }, (_, i) => ({ app, appId: '', time: new Date(now.getTime() - i).toISOString(), method: 'GET', path: '/', status: 200, authStyle: '', latencyMs: 1, requestId: '', failure: '' })));
+      service.record(
+        Array.from({ length: count }, (_, i) => ({
+          app,
+          appId: '',
+          time: new Date(now.getTime() - i).toISOString(),
+          method: 'GET',
+          path: '/',
+          status: 200,
+          authStyle: '',
+          latencyMs: 1,
+          requestId: '',
+          failure: '',
+        })),
+      );
 
     it('when a trim is slow, then the batch is stored and answered without waiting for it', async () => {
       const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });

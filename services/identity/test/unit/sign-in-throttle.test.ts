@@ -20,7 +20,18 @@ describe('sign-in throttle', () => {
   beforeEach(() => {
     jest.useFakeTimers({
       now: T0,
-      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
     });
     waits = [];
     throttle = new SignInThrottle(signInLimiters(), async (ms) => void waits.push(ms));
@@ -89,7 +100,11 @@ describe('sign-in throttle', () => {
   it('when one address fails on many emails, then its 101st failure within the hour is refused on any email', async () => {
     for (let i = 0; i < SIGN_IN_POLICY.address.failures; i++) await fail(`user${i}@example.com`, '203.0.113.7');
     const refused = await refusalOf(throttle.admit('someone-else@example.com', '203.0.113.7'));
-    expect(refused).toMatchObject({ code: 'too_many_attempts', retryAfterSeconds: 3600, message: expect.stringMatching(/from your address; try again in 3600 s/) });
+    expect(refused).toMatchObject({
+      code: 'too_many_attempts',
+      retryAfterSeconds: 3600,
+      message: expect.stringMatching(/from your address; try again in 3600 s/),
+    });
     // The same /64 is the same address; another address is not affected.
     await expect(throttle.admit('someone-else@example.com', '198.51.100.1')).resolves.toBeDefined();
     advance(3600_000);

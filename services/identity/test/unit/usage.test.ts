@@ -19,7 +19,14 @@ describe('usage counts', () => {
     const appStore = new MemoryAppStore();
     store = new MemoryUsageStore();
     service = new UsageService(store, appStore);
-    apps = new AppService({ apps: appStore, logs: new MemoryRequestLogStore(), usage: store, limits: new MemoryAppLimitStore(), crypto: new CredentialCrypto(randomBytes(32)), onChange: () => undefined });
+    apps = new AppService({
+      apps: appStore,
+      logs: new MemoryRequestLogStore(),
+      usage: store,
+      limits: new MemoryAppLimitStore(),
+      crypto: new CredentialCrypto(randomBytes(32)),
+      onChange: () => undefined,
+    });
   });
 
   const count = (overrides: Partial<UsageInput>): UsageInput => ({
@@ -33,7 +40,7 @@ describe('usage counts', () => {
     ...overrides,
   });
 
-  it("when counts name an app by internal id or by App ID, then they add up in its row, with its owner and the latest time", async () => {
+  it('when counts name an app by internal id or by App ID, then they add up in its row, with its owner and the latest time', async () => {
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
     const kept = await service.record([
       count({ app: app.id, requests: 3 }),
@@ -43,8 +50,26 @@ describe('usage counts', () => {
     expect(kept).toBe(3);
     await service.record([count({ app: app.id, requests: 5, lastAt: '2030-01-10T09:00:00.000Z' })]);
     expect((await store.rows()).sort((x, y) => y.requests - x.requests)).toEqual([
-      { day: '2030-01-10', app: app.id, appId: app.appId, userId: 'owner-a', authStyle: 'api_key_header', routeFamily: 'data', requests: 10, lastAt: new Date('2030-01-10T11:00:00.000Z') },
-      { day: '2030-01-10', app: app.id, appId: app.appId, userId: 'owner-a', authStyle: 'basic', routeFamily: 'auth', requests: 4, lastAt: new Date('2030-01-10T10:00:00.000Z') },
+      {
+        day: '2030-01-10',
+        app: app.id,
+        appId: app.appId,
+        userId: 'owner-a',
+        authStyle: 'api_key_header',
+        routeFamily: 'data',
+        requests: 10,
+        lastAt: new Date('2030-01-10T11:00:00.000Z'),
+      },
+      {
+        day: '2030-01-10',
+        app: app.id,
+        appId: app.appId,
+        userId: 'owner-a',
+        authStyle: 'basic',
+        routeFamily: 'auth',
+        requests: 4,
+        lastAt: new Date('2030-01-10T10:00:00.000Z'),
+      },
     ]);
   });
 

@@ -81,7 +81,7 @@ describe('validation', () => {
       expect(normalizeEmail(`${'a'.repeat(64)}@example.com`)).toHaveLength(76);
     });
 
-    it('shows a trusted issuer\'s email claim only in its canonical form, and not at all when it breaks a rule', () => {
+    it("shows a trusted issuer's email claim only in its canonical form, and not at all when it breaks a rule", () => {
       expect(displayEmail(' Grace@Corp.Example ')).toBe('grace@corp.example');
       expect(displayEmail('grace\u202e@corp.example')).toBe('');
       expect(displayEmail(42)).toBe('');

@@ -19,7 +19,14 @@ describe('CredentialVerifier', () => {
     store = new MemoryAppStore();
     now = 1_000_000;
     verifier = new CredentialVerifier(store, crypto, 500, () => now);
-    apps = new AppService({ apps: store, logs: new MemoryRequestLogStore(), usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto, onChange: () => verifier.invalidate() });
+    apps = new AppService({
+      apps: store,
+      logs: new MemoryRequestLogStore(),
+      usage: new MemoryUsageStore(),
+      limits: new MemoryAppLimitStore(),
+      crypto,
+      onChange: () => verifier.invalidate(),
+    });
   });
 
   const create = (scopes?: string[]) => apps.create('owner-a', { name: 'app', description: '', redirectUris: ['https://a.example/cb'], scopes });
@@ -80,7 +87,7 @@ describe('CredentialVerifier', () => {
     expect((await verifier.verifyBasic(app.appId, issued.appSecret!)).ok).toBe(false);
   });
 
-  it("when the owner is disabled, then every credential is refused with the reason, without reading the user, and the signing key is withheld; enabled, they work again", async () => {
+  it('when the owner is disabled, then every credential is refused with the reason, without reading the user, and the signing key is withheld; enabled, they work again', async () => {
     const { app, issued } = await create();
     await verifier.verifyApiKey(issued.apiKey!);
     await store.setOwnerDisabled('owner-a', true);
@@ -99,7 +106,14 @@ describe('CredentialVerifier', () => {
 
   it('when another replica revokes the app and its change is not heard of, then this one still follows within the cache TTL (500 ms)', async () => {
     const { app, issued } = await create();
-    const otherReplica = new AppService({ apps: store, logs: new MemoryRequestLogStore(), usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto, onChange: () => undefined });
+    const otherReplica = new AppService({
+      apps: store,
+      logs: new MemoryRequestLogStore(),
+      usage: new MemoryUsageStore(),
+      limits: new MemoryAppLimitStore(),
+      crypto,
+      onChange: () => undefined,
+    });
     expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true);
     await otherReplica.delete('owner-a', app.id, true);
     now += 499;
@@ -110,7 +124,14 @@ describe('CredentialVerifier', () => {
 
   describe('what another replica changes, seen here before the cache tells (its change reaches this one through the change feed; until it does):', () => {
     const otherReplica = () =>
-      new AppService({ apps: store, logs: new MemoryRequestLogStore(), usage: new MemoryUsageStore(), limits: new MemoryAppLimitStore(), crypto, onChange: () => undefined });
+      new AppService({
+        apps: store,
+        logs: new MemoryRequestLogStore(),
+        usage: new MemoryUsageStore(),
+        limits: new MemoryAppLimitStore(),
+        crypto,
+        onChange: () => undefined,
+      });
 
     it('when another replica rotated the credentials, then each new one is accepted on its first use here, though the app is remembered with the old ones', async () => {
       const { app, issued } = await create();

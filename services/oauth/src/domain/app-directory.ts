@@ -25,7 +25,8 @@ export interface AppSigningKey {
 export type Accepts<V> = (view: V) => boolean;
 
 /** The app exists and is active: what every use of an app needs, and all that some need. */
-export const usable = (app: { found: boolean; active: boolean; principal: common.AppPrincipal | undefined }) => app.found && app.active && app.principal !== undefined;
+export const usable = (app: { found: boolean; active: boolean; principal: common.AppPrincipal | undefined }) =>
+  app.found && app.active && app.principal !== undefined;
 
 type IdentityClient = Pick<PromiseClient<identity.IdentityServiceClient>, 'lookupApp' | 'getSigningKey' | 'verifyBasic'>;
 

@@ -49,4 +49,3 @@ export interface StoreEntry {
   value: string;
   ttlMs: number;
 }
-

@@ -9,7 +9,10 @@ const SCAN_COUNT = 500;
 export class RedisEphemeralStore implements EphemeralStore {
   private readonly redis: Redis;
 
-  constructor(url: string, private readonly prefix = 'sandbox:oauth:') {
+  constructor(
+    url: string,
+    private readonly prefix = 'sandbox:oauth:',
+  ) {
     // While Redis is away a call fails at once as a 503 naming Redis (REDIS_FAIL_FAST, redisCall).
     this.redis = new Redis(url, { lazyConnect: true, ...REDIS_FAIL_FAST });
     this.redis.on('error', () => undefined); // surfaced through ping() and failed calls, not as an unhandled event

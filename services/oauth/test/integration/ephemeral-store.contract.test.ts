@@ -39,7 +39,13 @@ function describeEphemeralStoreContract(name: string, adapter: Adapter) {
     /** Passes once the key reads as absent, at once or (for a real clock) within the adapter's grace. */
     const expectGone = async (key: string) => {
       if (adapter.expiryGraceMs === 0) expect(await store.get(key)).toBeUndefined();
-      else await eventually(() => store.get(key), (value) => value === undefined, adapter.expiryGraceMs, 25);
+      else
+        await eventually(
+          () => store.get(key),
+          (value) => value === undefined,
+          adapter.expiryGraceMs,
+          25,
+        );
     };
 
     it('when a value is put, then it can be read before it expires', async () => {
@@ -335,7 +341,13 @@ describe.each<[string, Adapter]>([
     await store.putIfGreater(key, 9, SHORT_TTL_MS);
     adapter.letTimePass(SHORT_TTL_MS);
     if (adapter.expiryGraceMs === 0) expect(await store.get(key)).toBeUndefined();
-    else await eventually(() => store.get(key), (value) => value === undefined, adapter.expiryGraceMs, 25);
+    else
+      await eventually(
+        () => store.get(key),
+        (value) => value === undefined,
+        adapter.expiryGraceMs,
+        25,
+      );
     expect(await store.putIfGreater(key, 1, LONG_TTL_MS)).toBe(true);
   });
 });

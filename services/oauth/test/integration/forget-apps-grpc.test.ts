@@ -24,7 +24,12 @@ describe('oauth service: ForgetApps (real identity, real Redis, two replicas)', 
   let redis: Redis;
 
   const newApp = async () => {
-    const { app, issued } = await idp.createApp({ ownerId: system.owner, name: 'Forget me', description: '', redirectUris: [REDIRECT] } as identity.CreateAppRequest);
+    const { app, issued } = await idp.createApp({
+      ownerId: system.owner,
+      name: 'Forget me',
+      description: '',
+      redirectUris: [REDIRECT],
+    } as identity.CreateAppRequest);
     return { appId: app!.appId, secret: issued!.appSecret! };
   };
   type App = Awaited<ReturnType<typeof newApp>>;
@@ -46,12 +51,23 @@ describe('oauth service: ForgetApps (real identity, real Redis, two replicas)', 
     return { code: new URL(location).searchParams.get('code')!, verifier };
   };
   const redeem = (app: App, given: { code: string; verifier: string }, via: OAuthClient) =>
-    via.token(tokenRequestOf({ client: client(app), issuer: ISSUER, grantType: 'authorization_code', code: given.code, redirectUri: REDIRECT, codeVerifier: given.verifier }));
-  const refresh = (app: App, refreshToken: string, via: OAuthClient) => via.token(tokenRequestOf({ client: client(app), issuer: ISSUER, grantType: 'refresh_token', refreshToken }));
+    via.token(
+      tokenRequestOf({
+        client: client(app),
+        issuer: ISSUER,
+        grantType: 'authorization_code',
+        code: given.code,
+        redirectUri: REDIRECT,
+        codeVerifier: given.verifier,
+      }),
+    );
+  const refresh = (app: App, refreshToken: string, via: OAuthClient) =>
+    via.token(tokenRequestOf({ client: client(app), issuer: ISSUER, grantType: 'refresh_token', refreshToken }));
   /** How many keys of the replicas' Redis name the app, in the key or the value. */
   const keysNaming = async (appId: string) => {
     let count = 0;
-    for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}oauth*`, count: 500 })) for (const key of keys as string[]) if (key.includes(appId) || ((await redis.get(key)) ?? '').includes(appId)) count++;
+    for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}oauth*`, count: 500 }))
+      for (const key of keys as string[]) if (key.includes(appId) || ((await redis.get(key)) ?? '').includes(appId)) count++;
     return count;
   };
 

@@ -47,7 +47,15 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
    */
   function signed(
     path: string,
-    options: { by?: App; token?: { key: string; secret: string }; extra?: Record<string, string>; data?: Record<string, string>; method?: string; signatureMethod?: Method; consumerSecret?: string } = {},
+    options: {
+      by?: App;
+      token?: { key: string; secret: string };
+      extra?: Record<string, string>;
+      data?: Record<string, string>;
+      method?: string;
+      signatureMethod?: Method;
+      consumerSecret?: string;
+    } = {},
   ): oauth.SignedRequest {
     const by = options.by ?? app;
     const signatureMethod = options.signatureMethod ?? 'HMAC-SHA1';
@@ -67,7 +75,11 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
     via.oAuth1RequestToken({ request: signed('/oauth1/request_token', { extra: { oauth_callback: CALLBACK }, ...options }) });
   const leg2 = (token: string, via: OAuthClient = a) => via.oAuth1Authorize({ oauthToken: token });
   const leg3Request = (temporary: Credentials, verifier: string, options: Parameters<typeof signed>[1] = {}) =>
-    signed('/oauth1/access_token', { token: { key: temporary.oauthToken, secret: temporary.oauthTokenSecret }, extra: { oauth_verifier: verifier }, ...options });
+    signed('/oauth1/access_token', {
+      token: { key: temporary.oauthToken, secret: temporary.oauthTokenSecret },
+      extra: { oauth_verifier: verifier },
+      ...options,
+    });
   const leg3 = (temporary: Credentials, verifier: string, via: OAuthClient = a, options: Parameters<typeof signed>[1] = {}) =>
     via.oAuth1AccessToken({ request: leg3Request(temporary, verifier, options) });
   const protectedRequest = (access: Credentials, options: Parameters<typeof signed>[1] = {}) =>
@@ -141,7 +153,8 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
       // The access token is kept nowhere: no key, and no value holds it or its secret.
       for (const key of await redis.keys(`${REDIS_PREFIX}oauth1:*`)) {
         const value = (await redis.get(key)) ?? '';
-        for (const secret of [access.oauthToken, access.oauthTokenSecret, temporary.oauthTokenSecret, oauthVerifier]) expect(`${key} ${value}`).not.toContain(secret);
+        for (const secret of [access.oauthToken, access.oauthTokenSecret, temporary.oauthTokenSecret, oauthVerifier])
+          expect(`${key} ${value}`).not.toContain(secret);
       }
     });
   });
@@ -149,7 +162,11 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
   describe('refusals carry their oauth_problem, status and challenge across gRPC', () => {
     it('a malformed request is INVALID_ARGUMENT: parameter_absent naming what is missing, parameter_rejected, signature_method_rejected, version_rejected', async () => {
       const absent = await failure(a.oAuth1RequestToken({ request: signed('/oauth1/request_token') }));
-      expect(absent).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'parameter_absent', message: expect.stringContaining('oauth_parameters_absent=oauth_callback') });
+      expect(absent).toMatchObject({
+        status: GrpcStatus.INVALID_ARGUMENT,
+        code: 'parameter_absent',
+        message: expect.stringContaining('oauth_parameters_absent=oauth_callback'),
+      });
       expect(absent.challenge).toBeUndefined();
 
       const twice = signed('/oauth1/request_token', { extra: { oauth_callback: CALLBACK } });
@@ -238,7 +255,11 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
   describe('verification', () => {
     it('before a successful leg 3 it is refused, saying to complete the three legs first', async () => {
       const noToken = await a.oAuth1Verify({ request: signed('/playground/auth/oauth1', { method: 'GET' }) });
-      expect(noToken.check).toEqual({ ok: false, reason: expect.stringContaining('complete the three legs first: request_token, authorize, access_token'), principal: undefined });
+      expect(noToken.check).toEqual({
+        ok: false,
+        reason: expect.stringContaining('complete the three legs first: request_token, authorize, access_token'),
+        principal: undefined,
+      });
       const temporary = await leg1(a);
       expect((await verify(temporary, b)).reason).toMatch(/temporary token of leg 1, not an access token: complete the three legs first/);
     });
@@ -246,7 +267,12 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
     it('a bad signature is ok=false with signature_invalid and the base string; a malformed request is an INVALID_ARGUMENT error', async () => {
       const access = await threeLegs();
       const check = await verify({ ...access, oauthTokenSecret: 'wrong' }, a);
-      expect(check).toMatchObject({ ok: false, reason: expect.stringMatching(/^oauth_problem=signature_invalid: .*GET&http%3A%2F%2F127\.0\.0\.1%3A8080%2Fplayground%2Fauth%2Foauth1&oauth_consumer_key/) });
+      expect(check).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(
+          /^oauth_problem=signature_invalid: .*GET&http%3A%2F%2F127\.0\.0\.1%3A8080%2Fplayground%2Fauth%2Foauth1&oauth_consumer_key/,
+        ),
+      });
       expect(check.reason).not.toContain(access.oauthTokenSecret);
       const request = protectedRequest(access);
       request.authorization += ', oauth_token="again"';
@@ -258,7 +284,11 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
       const access = await threeLegs(rotating);
       const { issued } = await idp.rotateCredentials({ ownerId: owner, id: rotating.id, apiKey: true });
       const renewed = { ...rotating, secret: issued!.apiKey! };
-      await eventually(() => verify(access, a, { by: rotating }), (check) => !check.ok, 5_000);
+      await eventually(
+        () => verify(access, a, { by: rotating }),
+        (check) => !check.ok,
+        5_000,
+      );
       expect(await verify(access, b, { by: renewed })).toMatchObject({ ok: true });
     });
 
@@ -269,7 +299,12 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
       await idp.deleteApp({ ownerId: owner, id: doomed.id, revoke: true });
       // Each replica remembers an app for at most 500 ms (and identity too): every replica refuses within a second.
       for (const replica of [a, b]) {
-        const { value, elapsedMs } = await eventually(() => verify(access, replica, { by: doomed }), (check) => !check.ok, 5_000, 25);
+        const { value, elapsedMs } = await eventually(
+          () => verify(access, replica, { by: doomed }),
+          (check) => !check.ok,
+          5_000,
+          25,
+        );
         expect(elapsedMs).toBeLessThan(1_500);
         expect(value.reason).toMatch(/^oauth_problem=consumer_key_rejected: .*revoked/);
       }
@@ -278,7 +313,12 @@ describe('oauth service: OAuth 1.0a over gRPC (real identity, real Redis, two re
       const gone = await newApp();
       const goneAccess = await threeLegs(gone);
       await idp.deleteApp({ ownerId: owner, id: gone.id, revoke: false });
-      const deleted = await eventually(() => verify(goneAccess, a, { by: gone }), (check) => !check.ok, 5_000, 25);
+      const deleted = await eventually(
+        () => verify(goneAccess, a, { by: gone }),
+        (check) => !check.ok,
+        5_000,
+        25,
+      );
       expect(deleted.value.reason).toMatch(/^oauth_problem=consumer_key_unknown: /);
     });
   });

@@ -59,7 +59,9 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
     return { code: params.get('code')!, verifier };
   };
   const redeem = (code: string, verifier?: string, fields: Partial<oauth.TokenRequest> = {}, via: OAuthClient = a) =>
-    via.token(tokenRequest({ grantType: 'authorization_code', code, redirectUri: REDIRECT, ...(verifier === undefined ? {} : { codeVerifier: verifier }), ...fields }));
+    via.token(
+      tokenRequest({ grantType: 'authorization_code', code, redirectUri: REDIRECT, ...(verifier === undefined ? {} : { codeVerifier: verifier }), ...fields }),
+    );
   const codeFlow = async (scope = '') => {
     const { code, verifier } = await codeWithPkce({ scope });
     return redeem(code, verifier);
@@ -67,8 +69,10 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
   const refreshWith = (refreshToken: string, fields: Partial<oauth.TokenRequest> = {}, via: OAuthClient = a) =>
     via.token(tokenRequest({ grantType: 'refresh_token', refreshToken, ...fields }));
   const verify = async (accessToken: string, via: OAuthClient = a) => (await via.verifyAccessToken({ token: accessToken })).check!;
-  const introspect = (tokenValue: string, client?: oauth.ClientAuthentication, via: OAuthClient = a) => via.introspect({ token: tokenValue, tokenTypeHint: '', client });
-  const revoke = (tokenValue: string, client: oauth.ClientAuthentication = basic(), via: OAuthClient = a) => via.revoke({ token: tokenValue, tokenTypeHint: '', client });
+  const introspect = (tokenValue: string, client?: oauth.ClientAuthentication, via: OAuthClient = a) =>
+    via.introspect({ token: tokenValue, tokenTypeHint: '', client });
+  const revoke = (tokenValue: string, client: oauth.ClientAuthentication = basic(), via: OAuthClient = a) =>
+    via.revoke({ token: tokenValue, tokenTypeHint: '', client });
   const INACTIVE = { active: false, sub: '', clientId: '', scope: '', exp: 0, iat: 0, tokenType: '', iss: '', jti: '', aud: '' };
 
   beforeAll(async () => {
@@ -102,20 +106,36 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
         currentDate: new Date(clock()),
       });
       expect(protectedHeader).toEqual({ alg: 'RS256', typ: 'at+jwt', kid: published.kid });
-      expect(payload).toEqual({ iss: ISSUER, sub: app.appId, aud: `${ISSUER}/playground`, client_id: app.appId, scope: 'hr:read', jti: expect.any(String), iat: expect.any(Number), exp: payload.iat! + 3600 });
+      expect(payload).toEqual({
+        iss: ISSUER,
+        sub: app.appId,
+        aud: `${ISSUER}/playground`,
+        client_id: app.appId,
+        scope: 'hr:read',
+        jti: expect.any(String),
+        iat: expect.any(Number),
+        exp: payload.iat! + 3600,
+      });
       expect(await verify(accessToken, b)).toEqual({ ok: true, reason: '', principal: { id: app.id, appId: app.appId, ownerId: owner, scopes: ['hr:read'] } });
     });
 
     it('a wrong secret is UNAUTHENTICATED invalid_client with the Basic challenge for a Basic client', async () => {
       const viaBasic = await failure(a.token(tokenRequest({ client: { ...basic(), clientSecret: `as_${'x'.repeat(43)}` } })));
-      expect(viaBasic).toMatchObject({ status: GrpcStatus.UNAUTHENTICATED, code: 'invalid_client', challenge: 'Basic realm="training-sandbox", charset="UTF-8"' });
+      expect(viaBasic).toMatchObject({
+        status: GrpcStatus.UNAUTHENTICATED,
+        code: 'invalid_client',
+        challenge: 'Basic realm="training-sandbox", charset="UTF-8"',
+      });
       const viaBody = await failure(a.token(tokenRequest({ client: { ...basic(), clientSecret: 'as_wrong', method: 'body' } })));
       expect(viaBody).toMatchObject({ status: GrpcStatus.UNAUTHENTICATED, code: 'invalid_client' });
       expect(viaBody.challenge).toBeUndefined();
     });
 
     it('refuses an unsupported grant, a repeated parameter and a scope the app does not hold, each INVALID_ARGUMENT with its RFC 6749 code', async () => {
-      expect(await refusalOf(a.token(tokenRequest({ grantType: 'password' })))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'unsupported_grant_type' });
+      expect(await refusalOf(a.token(tokenRequest({ grantType: 'password' })))).toMatchObject({
+        status: GrpcStatus.INVALID_ARGUMENT,
+        code: 'unsupported_grant_type',
+      });
       expect(await refusalOf(a.token(tokenRequest({ repeated: ['scope'] })))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_request' });
       const scope = await refusalOf(a.token(tokenRequest({ scope: 'fpa:read' })));
       expect(scope).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_scope', message: expect.stringContaining('(stocks:read hr:read)') });
@@ -140,7 +160,10 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
     });
 
     it('an unknown client, an unregistered redirect URI or a revoked app is an error, never a redirect', async () => {
-      expect(await refusalOf(a.authorize(authorizeRequest({ clientId: 'app_nobody' })))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_request' });
+      expect(await refusalOf(a.authorize(authorizeRequest({ clientId: 'app_nobody' })))).toMatchObject({
+        status: GrpcStatus.INVALID_ARGUMENT,
+        code: 'invalid_request',
+      });
       const elsewhere = await refusalOf(a.authorize(authorizeRequest({ redirectUri: 'http://127.0.0.1:9/Callback' })));
       expect(elsewhere).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_request' });
       expect(elsewhere.message).toMatch(/\(1 registered; .*letter case of the path/);
@@ -155,7 +178,12 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
 
     it('other refusals redirect with error, error_description, state and iss', async () => {
       const params = await redirectParams({ state: 'keep-me', codeChallenge: 'x'.repeat(43), codeChallengeMethod: 'plain' });
-      expect(Object.fromEntries(params)).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/plain/), state: 'keep-me', iss: ISSUER });
+      expect(Object.fromEntries(params)).toEqual({
+        error: 'invalid_request',
+        error_description: expect.stringMatching(/plain/),
+        state: 'keep-me',
+        iss: ISSUER,
+      });
       expect((await redirectParams({ responseType: 'token' })).get('error')).toBe('unsupported_response_type');
       expect((await redirectParams({ scope: 'cricket:read' })).get('error')).toBe('invalid_scope');
     });
@@ -165,7 +193,13 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
     it('a code issued by one replica is redeemed at the other: tokens for the owner, with a refresh token', async () => {
       const { code, verifier } = await codeWithPkce({ scope: 'hr:read' });
       const answer = await redeem(code, verifier, {}, b);
-      expect(answer).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 3600, refreshToken: expect.stringMatching(/^rt_/), scope: 'hr:read' });
+      expect(answer).toEqual({
+        accessToken: expect.any(String),
+        tokenType: 'Bearer',
+        expiresIn: 3600,
+        refreshToken: expect.stringMatching(/^rt_/),
+        scope: 'hr:read',
+      });
       expect(decodeJwt(answer.accessToken)).toMatchObject({ sub: owner, client_id: app.appId, scope: 'hr:read' });
       expect((await verify(answer.accessToken)).ok).toBe(true);
     });
@@ -183,7 +217,10 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
       const { code } = await codeWithPkce();
       expect((await refusalOf(redeem(code, undefined))).message).toMatch(/code_verifier is required/);
       const plainCode = (await redirectParams()).get('code')!;
-      expect(await refusalOf(redeem(plainCode, newVerifier()))).toMatchObject({ code: 'invalid_grant', message: expect.stringMatching(/had no code_challenge/) });
+      expect(await refusalOf(redeem(plainCode, newVerifier()))).toMatchObject({
+        code: 'invalid_grant',
+        message: expect.stringMatching(/had no code_challenge/),
+      });
       await expect(redeem(plainCode)).resolves.toMatchObject({ tokenType: 'Bearer', refreshToken: expect.stringMatching(/^rt_/) });
     });
 
@@ -256,7 +293,10 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
 
     it('revocation needs client authentication; another client revoking, or a made-up token, is success with no effect', async () => {
       const { accessToken } = await a.token(tokenRequest({}));
-      expect(await refusalOf(revoke(accessToken, { clientId: app.appId, clientSecret: '', method: '' }))).toMatchObject({ status: GrpcStatus.UNAUTHENTICATED, code: 'invalid_client' });
+      expect(await refusalOf(revoke(accessToken, { clientId: app.appId, clientSecret: '', method: '' }))).toMatchObject({
+        status: GrpcStatus.UNAUTHENTICATED,
+        code: 'invalid_client',
+      });
       const other = await newApp();
       await expect(revoke(accessToken, basic(other))).resolves.toEqual({});
       await expect(revoke('made-up', basic(other))).resolves.toEqual({});
@@ -270,19 +310,34 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
       const { accessToken } = await a.token(tokenRequest({ client: basic(doomed) }));
       expect((await verify(accessToken)).ok).toBe(true);
       await idp.deleteApp({ ownerId: owner, id: doomed.id, revoke: true });
-      const { value } = await eventually(() => verify(accessToken, b), (check) => !check.ok, 10_000);
+      const { value } = await eventually(
+        () => verify(accessToken, b),
+        (check) => !check.ok,
+        10_000,
+      );
       expect(value.reason).toBe('The app this access token was issued to is revoked.');
       // Replica A may remember the app as active for up to 500 ms more.
-      await eventually(() => introspect(accessToken, undefined, a), (answer) => !answer.active, 10_000);
+      await eventually(
+        () => introspect(accessToken, undefined, a),
+        (answer) => !answer.active,
+        10_000,
+      );
       expect(await introspect(accessToken, undefined, a)).toEqual(INACTIVE);
-      expect(await refusalOf(a.token(tokenRequest({ client: basic(doomed) })))).toMatchObject({ code: 'invalid_client', message: expect.stringMatching(/revoked/) });
+      expect(await refusalOf(a.token(tokenRequest({ client: basic(doomed) })))).toMatchObject({
+        code: 'invalid_client',
+        message: expect.stringMatching(/revoked/),
+      });
     });
 
     it('deleting the app ends its tokens too', async () => {
       const doomed = await newApp();
       const { accessToken } = await a.token(tokenRequest({ client: basic(doomed) }));
       await idp.deleteApp({ ownerId: owner, id: doomed.id, revoke: false });
-      const { value } = await eventually(() => verify(accessToken), (check) => !check.ok, 10_000);
+      const { value } = await eventually(
+        () => verify(accessToken),
+        (check) => !check.ok,
+        10_000,
+      );
       expect(value.reason).toMatch(/deleted/);
     });
 
@@ -292,7 +347,15 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
       const first = await redeem(code, verifier, { client: basic(rotating) });
       const { issued } = await idp.regenerateSecret({ ownerId: owner, id: rotating.id });
       const renewed = { ...rotating, secret: issued!.appSecret! };
-      await eventually(() => a.token(tokenRequest({ client: basic(rotating) })).then(() => 'old secret works', (e: AppError) => e.code), (r) => r === 'invalid_client', 10_000);
+      await eventually(
+        () =>
+          a.token(tokenRequest({ client: basic(rotating) })).then(
+            () => 'old secret works',
+            (e: AppError) => e.code,
+          ),
+        (r) => r === 'invalid_client',
+        10_000,
+      );
       expect((await verify(first.accessToken)).ok).toBe(true);
       await expect(refreshWith(first.refreshToken, { client: basic(renewed) })).resolves.toMatchObject({ tokenType: 'Bearer' });
     });
@@ -301,7 +364,11 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
       const narrowing = await newApp({ scopes: { scopes: ['stocks:read', 'hr:read'] } });
       const { accessToken } = await a.token(tokenRequest({ client: basic(narrowing) }));
       await idp.setScopes({ ownerId: owner, id: narrowing.id, scopes: ['hr:read'] });
-      const { value } = await eventually(() => verify(accessToken), (check) => check.principal?.scopes.length === 1, 10_000);
+      const { value } = await eventually(
+        () => verify(accessToken),
+        (check) => check.principal?.scopes.length === 1,
+        10_000,
+      );
       expect(value.principal!.scopes).toEqual(['hr:read']);
     });
   });
@@ -329,7 +396,10 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
       const other = await newApp();
       expect(await introspect(accessToken, basic(other))).toEqual(INACTIVE);
       expect((await introspect(accessToken, basic())).active).toBe(true);
-      expect(await refusalOf(introspect(accessToken, { ...basic(), clientSecret: 'as_wrong' }))).toMatchObject({ status: GrpcStatus.UNAUTHENTICATED, code: 'invalid_client' });
+      expect(await refusalOf(introspect(accessToken, { ...basic(), clientSecret: 'as_wrong' }))).toMatchObject({
+        status: GrpcStatus.UNAUTHENTICATED,
+        code: 'invalid_client',
+      });
     });
 
     it('a refresh token reads active (token_type refresh_token) until used; a made-up token reads exactly inactive; no token is invalid_request', async () => {

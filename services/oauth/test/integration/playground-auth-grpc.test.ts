@@ -12,10 +12,16 @@ const ISSUER = 'http://127.0.0.1:8080';
 const REALM = 'training-sandbox';
 
 /** A Digest client written from RFC 7616 3.4.1, independent of the service's code. */
-function digestHeader(challenge: string, fields: { username: string; password: string; method: string; uri: string; nc: string; algorithm?: 'SHA-256' | 'MD5' }): string {
+function digestHeader(
+  challenge: string,
+  fields: { username: string; password: string; method: string; uri: string; nc: string; algorithm?: 'SHA-256' | 'MD5' },
+): string {
   const value = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(challenge)![1];
   const algorithm = fields.algorithm ?? (/algorithm=([A-Za-z0-9-]+)/.exec(challenge)![1] as 'SHA-256' | 'MD5');
-  const H = (text: string) => createHash(algorithm === 'MD5' ? 'md5' : 'sha256').update(text).digest('hex');
+  const H = (text: string) =>
+    createHash(algorithm === 'MD5' ? 'md5' : 'sha256')
+      .update(text)
+      .digest('hex');
   const [realm, nonce, opaque] = [value('realm'), value('nonce'), value('opaque')];
   const cnonce = randomBytes(8).toString('hex');
   const response = H(`${H(`${fields.username}:${realm}:${fields.password}`)}:${nonce}:${fields.nc}:${cnonce}:auth:${H(`${fields.method}:${fields.uri}`)}`);
@@ -69,17 +75,23 @@ describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identit
       const issued = await a.issueJwt({ appId: app.appId, issuer: ISSUER });
       expect(issued).toMatchObject({ expiresIn: 3600, audience: 'urn:training-sandbox:playground', issuer: ISSUER });
       expect(decodeJwt(issued.rs256)).toMatchObject({ sub: app.appId, iss: ISSUER, scope: 'stocks:read hr:read' });
-      for (const [token, algorithm] of [[issued.hs256, 'HS256'], [issued.rs256, 'RS256']]) {
+      for (const [token, algorithm] of [
+        [issued.hs256, 'HS256'],
+        [issued.rs256, 'RS256'],
+      ]) {
         const answer = await b.verifyJwt({ token });
         expect(answer).toEqual({ algorithm, check: { ok: true, reason: '', principal: { id: app.id, appId: app.appId, ownerId: owner, scopes: app.scopes } } });
       }
     });
 
-    it('when the replicas\' clock passes exp, then refused as expired; alg none refused', async () => {
+    it("when the replicas' clock passes exp, then refused as expired; alg none refused", async () => {
       const app = await newApp();
       const { rs256 } = await a.issueJwt({ appId: app.appId, issuer: ISSUER });
       letTimePass(3600_000);
-      expect((await b.verifyJwt({ token: rs256 })).check).toMatchObject({ ok: false, reason: expect.stringMatching(/^The token expired at .* server time is/) });
+      expect((await b.verifyJwt({ token: rs256 })).check).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/^The token expired at .* server time is/),
+      });
       const [, payload] = rs256.split('.');
       const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
       expect((await a.verifyJwt({ token: none })).check!.reason).toMatch(/^alg "none" is refused/);
@@ -119,7 +131,7 @@ describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identit
       }
     });
 
-    it('when the timestamp is 6 minutes old by the replicas\' clock, then refused with the offset and the server time', async () => {
+    it("when the timestamp is 6 minutes old by the replicas' clock, then refused with the offset and the server time", async () => {
       const app = await newApp();
       const request = hmacRequest(app);
       letTimePass(6 * 60_000);
@@ -128,7 +140,7 @@ describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identit
   });
 
   describe('Digest', () => {
-    it('when A issues the challenge and B checks the answer, then accepted; the count is kept in Redis for the nonce\'s life plus a minute at most', async () => {
+    it("when A issues the challenge and B checks the answer, then accepted; the count is kept in Redis for the nonce's life plus a minute at most", async () => {
       const app = await newApp();
       const request = await digestRequest(app, '00000001', a);
       expect((await b.digestVerify(request)).check).toMatchObject({ ok: true, principal: { appId: app.appId } });
@@ -151,7 +163,7 @@ describe('oauth service: playground JWT, HMAC and Digest over gRPC (real identit
       }
     });
 
-    it('when the nonce is older than 5 minutes by the replicas\' clock, then fresh challenges with stale=true travel back, and they work', async () => {
+    it("when the nonce is older than 5 minutes by the replicas' clock, then fresh challenges with stale=true travel back, and they work", async () => {
       const app = await newApp();
       const request = await digestRequest(app);
       letTimePass(5 * 60_000 + 1000);

@@ -48,7 +48,9 @@ describe('oauth service: Redis stopped and started again, or full', () => {
       repeated: [],
     });
     const code = new URL(location).searchParams.get('code')!;
-    ({ refreshToken } = await oauthClient.token(tokenRequestOf({ grantType: 'authorization_code', code, redirectUri: REDIRECT, codeVerifier: verifier, client, issuer: ISSUER })));
+    ({ refreshToken } = await oauthClient.token(
+      tokenRequestOf({ grantType: 'authorization_code', code, redirectUri: REDIRECT, codeVerifier: verifier, client, issuer: ISSUER }),
+    ));
   });
 
   afterAll(async () => {

@@ -64,7 +64,14 @@ export async function startOAuthSystem(options: { clock: Clock; label: string; r
     const redisUrl = options.redisUrl ?? requireStoreUrls().redisUrl;
     const identityService = await startIdentity(loadIdentityConfig({ IDENTITY_GRPC_PORT: '0', LOG_LEVEL: 'silent', ...(await tlsEnv('identity')) }));
     services.push(identityService);
-    const idp = await clientAsAllowedCallers(identity.IdentityServiceClient, identity.IdentityServiceService, `127.0.0.1:${identityService.port}`, 'identity', 10_000, { transport: testTransport() });
+    const idp = await clientAsAllowedCallers(
+      identity.IdentityServiceClient,
+      identity.IdentityServiceService,
+      `127.0.0.1:${identityService.port}`,
+      'identity',
+      10_000,
+      { transport: testTransport() },
+    );
     clients.push(idp);
     const env = {
       OAUTH_GRPC_PORT: '0',
@@ -79,7 +86,9 @@ export async function startOAuthSystem(options: { clock: Clock; label: string; r
     for (let replica = 0; replica < (options.replicas ?? 2); replica++) {
       const service = await startOAuth(loadOAuthConfig(env), { clock: options.clock });
       services.push(service);
-      const client = await clientAsAllowedCallers(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000, { transport: testTransport() });
+      const client = await clientAsAllowedCallers(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000, {
+        transport: testTransport(),
+      });
       clients.push(client);
       replicas.push(client);
     }

@@ -11,7 +11,12 @@ export function oauth1Signer(consumer: { key: string; secret: string }, method: 
   const signer = new OAuth({
     consumer,
     signature_method: method,
-    hash_function: (base, key) => (method === 'PLAINTEXT' ? key : createHmac(method === 'HMAC-SHA1' ? 'sha1' : 'sha256', key).update(base).digest('base64')),
+    hash_function: (base, key) =>
+      method === 'PLAINTEXT'
+        ? key
+        : createHmac(method === 'HMAC-SHA1' ? 'sha1' : 'sha256', key)
+            .update(base)
+            .digest('base64'),
   });
   const clockable = signer as unknown as { getTimeStamp(): number; getNonce(): string };
   clockable.getTimeStamp = seconds;

@@ -34,7 +34,12 @@ export class StandInApps {
       active: true,
       apiKey: options.apiKey ?? `ak_${randomBytes(32).toString('base64url')}`,
       secret: `as_${randomBytes(32).toString('base64url')}`,
-      principal: { id: randomBytes(12).toString('hex'), appId, ownerId: randomBytes(12).toString('hex'), scopes: options.scopes ?? this.defaults.scopes ?? ['hr:read'] },
+      principal: {
+        id: randomBytes(12).toString('hex'),
+        appId,
+        ownerId: randomBytes(12).toString('hex'),
+        scopes: options.scopes ?? this.defaults.scopes ?? ['hr:read'],
+      },
       redirectUris: options.redirectUris ?? this.defaults.redirectUris ?? [],
     };
     this.apps.set(appId, app);

@@ -74,7 +74,7 @@ describe('AppDirectory', () => {
     expect(identity.state.lookups).toBe(3);
   });
 
-  it('when a read is under way, then a request that would be refused by it shares it instead of asking again (it began after the request\'s change was heard of)', async () => {
+  it("when a read is under way, then a request that would be refused by it shares it instead of asking again (it began after the request's change was heard of)", async () => {
     const release = identity.holdNext();
     const first = directory.lookup(APP_ID, undefined, withRedirect('https://a.example/cb'));
     const second = directory.lookup(APP_ID, undefined, withRedirect('https://a.example/cb'));

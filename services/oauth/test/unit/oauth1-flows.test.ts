@@ -56,21 +56,40 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
   ): oauth.SignedRequest {
     const by = options.by ?? consumer;
     const method = options.signatureMethod ?? 'HMAC-SHA1';
-    const signer = oauth1Signer({ key: by.key, secret: options.consumerSecret ?? by.secret }, method, () => options.at ?? Math.floor(now / 1000), options.nonce);
+    const signer = oauth1Signer(
+      { key: by.key, secret: options.consumerSecret ?? by.secret },
+      method,
+      () => options.at ?? Math.floor(now / 1000),
+      options.nonce,
+    );
     const url = options.url ?? `${URL_BASE}${options.path ?? '/playground/auth/oauth1'}`;
     const data = { ...options.data, ...options.extra };
     const signedData = signer.authorize({ url, method: options.method ?? 'POST', data: { ...data } }, options.token);
     const protocol = Object.fromEntries(Object.entries(signedData).filter(([name]) => name.startsWith('oauth_'))) as OAuth.Authorization;
     const plain = Object.entries(options.data ?? {}).map(([name, value]) => ({ name, value }));
     if (options.place === 'query') {
-      return { method: options.method ?? 'POST', baseUrl: options.sentUrl ?? url, params: [...Object.entries(protocol).map(([name, value]) => ({ name, value: String(value) })), ...plain], authorization: '' };
+      return {
+        method: options.method ?? 'POST',
+        baseUrl: options.sentUrl ?? url,
+        params: [...Object.entries(protocol).map(([name, value]) => ({ name, value: String(value) })), ...plain],
+        authorization: '',
+      };
     }
     return { method: options.method ?? 'POST', baseUrl: options.sentUrl ?? url, params: plain, authorization: signer.toHeader(protocol).Authorization };
   }
 
-  const leg1 = (options: Parameters<typeof signed>[0] = {}) => requestToken(deps, signed({ path: '/oauth1/request_token', extra: { oauth_callback: CALLBACK }, ...options }));
+  const leg1 = (options: Parameters<typeof signed>[0] = {}) =>
+    requestToken(deps, signed({ path: '/oauth1/request_token', extra: { oauth_callback: CALLBACK }, ...options }));
   const leg3 = (temporary: { oauthToken: string; oauthTokenSecret: string }, verifier: string, options: Parameters<typeof signed>[0] = {}) =>
-    accessToken(deps, signed({ path: '/oauth1/access_token', token: { key: temporary.oauthToken, secret: temporary.oauthTokenSecret }, extra: { oauth_verifier: verifier }, ...options }));
+    accessToken(
+      deps,
+      signed({
+        path: '/oauth1/access_token',
+        token: { key: temporary.oauthToken, secret: temporary.oauthTokenSecret },
+        extra: { oauth_verifier: verifier },
+        ...options,
+      }),
+    );
   const threeLegs = async (options: Parameters<typeof signed>[0] = {}) => {
     const temporary = await leg1(options);
     const { oauthVerifier } = await authorize(deps, temporary.oauthToken);
@@ -82,7 +101,11 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
   describe('the happy path', () => {
     it('when the three legs are run with HMAC-SHA1, then the access token signs a protected request and the app is the principal', async () => {
       const temporary = await leg1();
-      expect(temporary).toEqual({ oauthToken: expect.stringMatching(/^o1rt_[A-Za-z0-9_-]{43}$/), oauthTokenSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), oauthCallbackConfirmed: true });
+      expect(temporary).toEqual({
+        oauthToken: expect.stringMatching(/^o1rt_[A-Za-z0-9_-]{43}$/),
+        oauthTokenSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        oauthCallbackConfirmed: true,
+      });
       const approved = await authorize(deps, temporary.oauthToken);
       expect(approved).toEqual({
         oauthToken: temporary.oauthToken,
@@ -135,9 +158,13 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
     it('when protocol parameters are missing, then parameter_absent naming each', async () => {
       const error = await refusal(requestToken(deps, { method: 'POST', baseUrl: `${URL_BASE}/oauth1/request_token`, params: [], authorization: '' }));
       expect(error).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'parameter_absent' });
-      expect(error.message).toContain('oauth_parameters_absent=oauth_consumer_key&oauth_signature_method&oauth_signature&oauth_timestamp&oauth_nonce&oauth_callback');
+      expect(error.message).toContain(
+        'oauth_parameters_absent=oauth_consumer_key&oauth_signature_method&oauth_signature&oauth_timestamp&oauth_nonce&oauth_callback',
+      );
       expect(error.challenge).toBeUndefined();
-      expect((await refusal(requestToken(deps, signed({ path: '/oauth1/request_token' })))).message).toMatch(/^Missing or empty protocol parameters: oauth_callback /);
+      expect((await refusal(requestToken(deps, signed({ path: '/oauth1/request_token' })))).message).toMatch(
+        /^Missing or empty protocol parameters: oauth_callback /,
+      );
       const noVerifier = await refusal(accessToken(deps, signed({ token: { key: 'o1rt_x', secret: 's' } })));
       expect(noVerifier).toMatchObject({ code: 'parameter_absent', message: expect.stringContaining('oauth_parameters_absent=oauth_verifier') });
     });
@@ -157,7 +184,11 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
       const request = signed({ path: '/oauth1/request_token', extra: { oauth_callback: 'oob' } });
       request.authorization = request.authorization.replace('oauth_signature_method="HMAC-SHA1"', 'oauth_signature_method="RSA-SHA1"');
       const error = await refusal(requestToken(deps, request));
-      expect(error).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'signature_method_rejected', message: expect.stringContaining('HMAC-SHA1, HMAC-SHA256, PLAINTEXT') });
+      expect(error).toMatchObject({
+        status: GrpcStatus.INVALID_ARGUMENT,
+        code: 'signature_method_rejected',
+        message: expect.stringContaining('HMAC-SHA1, HMAC-SHA256, PLAINTEXT'),
+      });
       request.authorization = request.authorization.replace('RSA-SHA1', 'hmac-sha1');
       expect((await refusal(requestToken(deps, request))).message).toMatch(/case-sensitive/);
     });
@@ -168,10 +199,13 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
       expect(await refusal(requestToken(deps, request))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'version_rejected' });
     });
 
-    it.each(['', 'not a url', '/relative', 'ftp://x.example/', 'javascript:alert(1)', 'OOB'])('when oauth_callback is %p, then it is refused at leg 1', async (callback) => {
-      const error = await refusal(leg1({ extra: { oauth_callback: callback } }));
-      expect(error.code).toBe(callback === '' ? 'parameter_absent' : 'parameter_rejected');
-    });
+    it.each(['', 'not a url', '/relative', 'ftp://x.example/', 'javascript:alert(1)', 'OOB'])(
+      'when oauth_callback is %p, then it is refused at leg 1',
+      async (callback) => {
+        const error = await refusal(leg1({ extra: { oauth_callback: callback } }));
+        expect(error.code).toBe(callback === '' ? 'parameter_absent' : 'parameter_rejected');
+      },
+    );
 
     it('when oauth_timestamp is not a whole number of seconds, then parameter_rejected', async () => {
       const request = signed();
@@ -213,7 +247,9 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
       expect(error.message).toContain(expectedBase);
       expect(error.message).toMatch(/oauth_callback%3Dhttps%253A%252F%252Fclient.example%252Fcb%253Fkeep%253D1%26oauth_consumer_key/);
       const base = error.message.slice(error.message.indexOf(expectedBase));
-      const expected = createHmac('sha1', `${percentEncode(consumer.secret)}&`).update(base).digest('base64');
+      const expected = createHmac('sha1', `${percentEncode(consumer.secret)}&`)
+        .update(base)
+        .digest('base64');
       for (const secret of [consumer.secret, expected, percentEncode(expected)]) expect(error.message).not.toContain(secret);
     });
 
@@ -232,7 +268,9 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
       request.params.push({ name: 'page', value: '2' });
       expect((await verify(deps, request)).reason).toMatch(/without the query and form parameters/);
       const unnormalised = await verify(deps, signed({ method: 'GET', token, url: 'HTTPS://Sandbox.Example:443/p' }));
-      expect(unnormalised.reason).toMatch(/matches the URL as written, 'HTTPS:\/\/Sandbox.Example:443\/p': the base string URI has its scheme and host in lowercase/);
+      expect(unnormalised.reason).toMatch(
+        /matches the URL as written, 'HTTPS:\/\/Sandbox.Example:443\/p': the base string URI has its scheme and host in lowercase/,
+      );
     });
 
     it('when the temporary token is unknown, forged or of another app, then token_rejected; at leg 2 too', async () => {
@@ -333,7 +371,11 @@ describe('OAuth 1.0a three legs (domain rules, memory store, a clock the test mo
   describe('verification before the three legs are complete', () => {
     it('when no oauth_token is sent, or the temporary token is, then ok=false saying to complete the three legs first', async () => {
       const noToken = await verify(deps, signed({ method: 'GET' }));
-      expect(noToken).toEqual({ ok: false, reason: expect.stringContaining('complete the three legs first: request_token, authorize, access_token'), principal: undefined });
+      expect(noToken).toEqual({
+        ok: false,
+        reason: expect.stringContaining('complete the three legs first: request_token, authorize, access_token'),
+        principal: undefined,
+      });
       const temporary = await leg1();
       const withTemporary = await call(temporary);
       expect(withTemporary.reason).toMatch(/temporary token of leg 1, not an access token: complete the three legs first/);

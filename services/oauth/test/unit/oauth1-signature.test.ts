@@ -83,11 +83,14 @@ describe('OAuth 1.0a signature base string (RFC 5849 3.4.1)', () => {
     },
   ];
 
-  it.each(vectors)('when signing the RFC 1.2 example of $leg, then HMAC-SHA1 gives the published signature, and the header carries it decoded', ({ request, tokenSecret, signature }) => {
-    const parsed = parseSignedRequest(request);
-    expect(sign('HMAC-SHA1', signatureBaseString(parsed.method, parsed.baseUri, parsed.params), CONSUMER_SECRET, tokenSecret)).toBe(signature);
-    expect(parsed.protocol.get('oauth_signature')).toBe(signature);
-  });
+  it.each(vectors)(
+    'when signing the RFC 1.2 example of $leg, then HMAC-SHA1 gives the published signature, and the header carries it decoded',
+    ({ request, tokenSecret, signature }) => {
+      const parsed = parseSignedRequest(request);
+      expect(sign('HMAC-SHA1', signatureBaseString(parsed.method, parsed.baseUri, parsed.params), CONSUMER_SECRET, tokenSecret)).toBe(signature);
+      expect(parsed.protocol.get('oauth_signature')).toBe(signature);
+    },
+  );
 
   it('when the RFC 1.2 leg 1 is built, then its base string holds the callback encoded twice and no realm', () => {
     expect(baseStringOf(vectors[0].request)).toBe(
@@ -188,11 +191,13 @@ describe('OAuth 1.0a normalisation', () => {
 
 describe('OAuth 1.0a Authorization header (RFC 5849 3.5.1)', () => {
   it('when parsed, then realm is left out, names and values are percent-decoded, and "+" stays "+"', () => {
-    expect(parseAuthorizationHeader('OAuth realm="Photos", oauth_consumer_key="a%20b", oauth_callback="http%3A%2F%2Fx.example%2F", oauth_nonce="a+b"')).toEqual([
-      { name: 'oauth_consumer_key', value: 'a b' },
-      { name: 'oauth_callback', value: 'http://x.example/' },
-      { name: 'oauth_nonce', value: 'a+b' },
-    ]);
+    expect(parseAuthorizationHeader('OAuth realm="Photos", oauth_consumer_key="a%20b", oauth_callback="http%3A%2F%2Fx.example%2F", oauth_nonce="a+b"')).toEqual(
+      [
+        { name: 'oauth_consumer_key', value: 'a b' },
+        { name: 'oauth_callback', value: 'http://x.example/' },
+        { name: 'oauth_nonce', value: 'a+b' },
+      ],
+    );
   });
 
   it('when the scheme is in another case, spacing is loose or a value is unquoted or empty, then it is still read', () => {
@@ -222,8 +227,22 @@ describe('OAuth 1.0a Authorization header (RFC 5849 3.5.1)', () => {
   });
 
   it('when a protocol parameter repeats within the query, then it is refused; an ordinary parameter may repeat', () => {
-    expect(refusal(() => parseSignedRequest(signedRequest('GET', 'http://example.com/', [['oauth_token', 'a'], ['oauth_token', 'a']]))).code).toBe('parameter_rejected');
-    const parsed = parseSignedRequest(signedRequest('GET', 'http://example.com/', [['a', '1'], ['a', '1']]));
+    expect(
+      refusal(() =>
+        parseSignedRequest(
+          signedRequest('GET', 'http://example.com/', [
+            ['oauth_token', 'a'],
+            ['oauth_token', 'a'],
+          ]),
+        ),
+      ).code,
+    ).toBe('parameter_rejected');
+    const parsed = parseSignedRequest(
+      signedRequest('GET', 'http://example.com/', [
+        ['a', '1'],
+        ['a', '1'],
+      ]),
+    );
     expect(parsed.params).toHaveLength(2);
   });
 

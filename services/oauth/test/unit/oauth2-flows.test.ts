@@ -39,13 +39,31 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
 
   const basic = (c: { appId: string; secret: string } = client): oauth.ClientAuthentication => ({ clientId: c.appId, clientSecret: c.secret, method: 'basic' });
   const authorizeRequest = (fields: Partial<oauth.AuthorizeRequest> = {}): oauth.AuthorizeRequest => {
-    const request = { responseType: 'code', clientId: client.appId, redirectUri: REDIRECT, scope: '', state: '', codeChallenge: '', codeChallengeMethod: '', issuer: ISSUER, repeated: [], ...fields };
-    const present = Object.entries({ response_type: request.responseType, client_id: request.clientId, redirect_uri: request.redirectUri, scope: request.scope, state: request.state })
+    const request = {
+      responseType: 'code',
+      clientId: client.appId,
+      redirectUri: REDIRECT,
+      scope: '',
+      state: '',
+      codeChallenge: '',
+      codeChallengeMethod: '',
+      issuer: ISSUER,
+      repeated: [],
+      ...fields,
+    };
+    const present = Object.entries({
+      response_type: request.responseType,
+      client_id: request.clientId,
+      redirect_uri: request.redirectUri,
+      scope: request.scope,
+      state: request.state,
+    })
       .filter(([, value]) => value !== '')
       .map(([name]) => name);
     return { present, ...request };
   };
-  const tokenRequest = (fields: Partial<oauth.TokenRequest> = {}) => tokenRequestOf({ grantType: 'client_credentials', client: basic(), issuer: ISSUER, ...fields });
+  const tokenRequest = (fields: Partial<oauth.TokenRequest> = {}) =>
+    tokenRequestOf({ grantType: 'client_credentials', client: basic(), issuer: ISSUER, ...fields });
   const redirectOf = async (fields: Partial<oauth.AuthorizeRequest> = {}) => {
     const { location } = await authorize(deps, authorizeRequest(fields));
     expect(location.startsWith(fields.redirectUri ?? REDIRECT)).toBe(true);
@@ -57,12 +75,16 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
     return { code: params.get('code')!, verifier };
   };
   const redeem = (code: string, verifier: string | undefined, fields: Partial<oauth.TokenRequest> = {}) =>
-    token(deps, tokenRequest({ grantType: 'authorization_code', code, redirectUri: REDIRECT, ...(verifier === undefined ? {} : { codeVerifier: verifier }), ...fields }));
+    token(
+      deps,
+      tokenRequest({ grantType: 'authorization_code', code, redirectUri: REDIRECT, ...(verifier === undefined ? {} : { codeVerifier: verifier }), ...fields }),
+    );
   const codeFlow = async (scope = '') => {
     const { code, verifier } = await codeWithPkce({ scope });
     return redeem(code, verifier);
   };
-  const refreshWith = (refreshToken: string, fields: Partial<oauth.TokenRequest> = {}) => token(deps, tokenRequest({ grantType: 'refresh_token', refreshToken, ...fields }));
+  const refreshWith = (refreshToken: string, fields: Partial<oauth.TokenRequest> = {}) =>
+    token(deps, tokenRequest({ grantType: 'refresh_token', refreshToken, ...fields }));
   const verify = (accessToken: string) => verifyAccessToken(deps, accessToken);
 
   describe('authorize', () => {
@@ -96,7 +118,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
     });
 
     it('when client_id is unknown, missing or repeated, then an error that never redirects', async () => {
-      expect(await refusal(authorize(deps, authorizeRequest({ clientId: 'app_nobody' })))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_request' });
+      expect(await refusal(authorize(deps, authorizeRequest({ clientId: 'app_nobody' })))).toMatchObject({
+        status: GrpcStatus.INVALID_ARGUMENT,
+        code: 'invalid_request',
+      });
       expect((await refusal(authorize(deps, authorizeRequest({ clientId: '' })))).message).toMatch(/client_id is required/);
       expect((await refusal(authorize(deps, authorizeRequest({ repeated: ['client_id'] })))).code).toBe('invalid_request');
     });
@@ -193,7 +218,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
 
     it('when grant_type is unsupported, a parameter repeated or a scope not held, then the RFC 6749 5.2 error', async () => {
       expect((await refusal(token(deps, tokenRequest({ grantType: 'password' })))).code).toBe('unsupported_grant_type');
-      expect(await refusal(token(deps, tokenRequest({ repeated: ['scope'] })))).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/scope was sent more than once/) });
+      expect(await refusal(token(deps, tokenRequest({ repeated: ['scope'] })))).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringMatching(/scope was sent more than once/),
+      });
       expect(await refusal(token(deps, tokenRequest({ scope: 'fpa:read' })))).toMatchObject({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_scope' });
     });
   });
@@ -201,8 +229,19 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
   describe('authorization code with PKCE', () => {
     it('when redeemed with its verifier, then a Bearer token for the owner, and a refresh token', async () => {
       const answer = await codeFlow('hr:read');
-      expect(answer).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 3600, refreshToken: expect.stringMatching(/^rt_[A-Za-z0-9_-]{43}$/), scope: 'hr:read' });
-      expect(decodeJwt(answer.accessToken)).toMatchObject({ sub: client.principal.ownerId, client_id: client.appId, scope: 'hr:read', grant_id: expect.any(String) });
+      expect(answer).toEqual({
+        accessToken: expect.any(String),
+        tokenType: 'Bearer',
+        expiresIn: 3600,
+        refreshToken: expect.stringMatching(/^rt_[A-Za-z0-9_-]{43}$/),
+        scope: 'hr:read',
+      });
+      expect(decodeJwt(answer.accessToken)).toMatchObject({
+        sub: client.principal.ownerId,
+        client_id: client.appId,
+        scope: 'hr:read',
+        grant_id: expect.any(String),
+      });
     });
 
     it('when the verifier does not match, then invalid_grant giving S256 of the verifier received beside the stored challenge', async () => {
@@ -233,8 +272,14 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
 
     it('when redirect_uri differs from the authorization request or is left out, then refused', async () => {
       const { code, verifier } = await codeWithPkce();
-      expect(await refusal(redeem(code, verifier, { redirectUri: `${REDIRECT}/` }))).toMatchObject({ code: 'invalid_grant', message: expect.stringMatching(/trailing slash/) });
-      expect(await refusal(redeem(code, verifier, { redirectUri: '' }))).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/RFC 6749 4.1.3/) });
+      expect(await refusal(redeem(code, verifier, { redirectUri: `${REDIRECT}/` }))).toMatchObject({
+        code: 'invalid_grant',
+        message: expect.stringMatching(/trailing slash/),
+      });
+      expect(await refusal(redeem(code, verifier, { redirectUri: '' }))).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringMatching(/RFC 6749 4.1.3/),
+      });
     });
 
     it('when the authorization request left redirect_uri out, then the token request may too', async () => {
@@ -247,7 +292,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
     it('when another client presents the code, then invalid_grant and the code still works for its client', async () => {
       const { code, verifier } = await codeWithPkce();
       const other = apps.add();
-      expect(await refusal(redeem(code, verifier, { client: basic(other) }))).toMatchObject({ code: 'invalid_grant', message: expect.stringMatching(/not issued to this client/) });
+      expect(await refusal(redeem(code, verifier, { client: basic(other) }))).toMatchObject({
+        code: 'invalid_grant',
+        message: expect.stringMatching(/not issued to this client/),
+      });
       await expect(redeem(code, verifier)).resolves.toMatchObject({ tokenType: 'Bearer' });
     });
 
@@ -257,7 +305,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
       now += 59_999;
       await expect(redeem(first.code, first.verifier)).resolves.toMatchObject({ tokenType: 'Bearer' });
       now += 1;
-      expect(await refusal(redeem(second.code, second.verifier))).toMatchObject({ code: 'invalid_grant', message: expect.stringMatching(/expired at 2030-01-01T10:01:00.000Z/) });
+      expect(await refusal(redeem(second.code, second.verifier))).toMatchObject({
+        code: 'invalid_grant',
+        message: expect.stringMatching(/expired at 2030-01-01T10:01:00.000Z/),
+      });
     });
 
     it('when a code is unknown, then invalid_grant', async () => {
@@ -300,7 +351,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
     it('when a used refresh token is presented again, then invalid_grant and the whole grant is revoked: later refresh tokens and its access tokens too', async () => {
       const first = await codeFlow();
       const second = await refreshWith(first.refreshToken);
-      expect(await refusal(refreshWith(first.refreshToken))).toMatchObject({ code: 'invalid_grant', message: expect.stringMatching(/already used at .*whole grant is now revoked/) });
+      expect(await refusal(refreshWith(first.refreshToken))).toMatchObject({
+        code: 'invalid_grant',
+        message: expect.stringMatching(/already used at .*whole grant is now revoked/),
+      });
       expect(await refusal(refreshWith(second.refreshToken))).toMatchObject({ code: 'invalid_grant', message: expect.stringMatching(/grant was revoked/) });
       for (const access of [first.accessToken, second.accessToken]) expect((await verify(access)).ok).toBe(false);
     });
@@ -336,7 +390,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
       const first = await codeFlow('hr:read stocks:read');
       const narrowed = await refreshWith(first.refreshToken, { scope: 'hr:read' });
       expect(narrowed.scope).toBe('hr:read');
-      expect(await refusal(refreshWith(narrowed.refreshToken, { scope: 'hr:read fpa:read' }))).toMatchObject({ code: 'invalid_scope', message: expect.stringMatching(/never widen/) });
+      expect(await refusal(refreshWith(narrowed.refreshToken, { scope: 'hr:read fpa:read' }))).toMatchObject({
+        code: 'invalid_scope',
+        message: expect.stringMatching(/never widen/),
+      });
       expect((await refreshWith(narrowed.refreshToken)).scope).toBe('stocks:read hr:read');
     });
 
@@ -349,7 +406,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
     it('when another client presents it, then invalid_grant and nothing changes for its own client', async () => {
       const first = await codeFlow();
       const other = apps.add();
-      expect(await refusal(refreshWith(first.refreshToken, { client: basic(other) }))).toMatchObject({ code: 'invalid_grant', message: expect.stringMatching(/not issued to this client/) });
+      expect(await refusal(refreshWith(first.refreshToken, { client: basic(other) }))).toMatchObject({
+        code: 'invalid_grant',
+        message: expect.stringMatching(/not issued to this client/),
+      });
       await expect(refreshWith(first.refreshToken)).resolves.toMatchObject({ tokenType: 'Bearer' });
     });
 
@@ -379,7 +439,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
       now += 3_599_000;
       expect((await verify(accessToken)).ok).toBe(true);
       now += 1000;
-      expect(await verify(accessToken)).toMatchObject({ ok: false, reason: 'The access token expired at 2030-01-01T11:00:00.000Z; get a new one from the token endpoint.' });
+      expect(await verify(accessToken)).toMatchObject({
+        ok: false,
+        reason: 'The access token expired at 2030-01-01T11:00:00.000Z; get a new one from the token endpoint.',
+      });
     });
 
     it('when altered, signed by another key, unsigned, or not an access token, then refused saying which rule failed', async () => {
@@ -388,7 +451,9 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
       const claims = decodeJwt(accessToken);
       const altered = `${header}.${Buffer.from(JSON.stringify({ ...claims, scope: 'fpa:read' })).toString('base64url')}.${accessToken.split('.')[2]}`;
       expect((await verify(altered)).reason).toMatch(/signature does not verify/);
-      const elsewhere = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt' }).sign(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
+      const elsewhere = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt' })
+        .sign(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
       expect((await verify(elsewhere)).reason).toMatch(/signature does not verify/);
       expect((await verify(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`)).reason).toMatch(/RS256 and no other/);
       const playgroundJwt = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).sign(signingKey.privateKey);
@@ -454,7 +519,10 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
 
     it('when the caller sends a wrong secret, then 401 invalid_client', async () => {
       const { accessToken } = await token(deps, tokenRequest());
-      expect(await refusal(ask(accessToken, { ...basic(), clientSecret: 'as_wrong' }))).toMatchObject({ status: GrpcStatus.UNAUTHENTICATED, code: 'invalid_client' });
+      expect(await refusal(ask(accessToken, { ...basic(), clientSecret: 'as_wrong' }))).toMatchObject({
+        status: GrpcStatus.UNAUTHENTICATED,
+        code: 'invalid_client',
+      });
     });
 
     it('when the token is unknown, malformed, expired, revoked, or of a revoked or deleted app, then exactly active:false', async () => {
@@ -497,7 +565,8 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
   });
 
   describe('revocation (RFC 7009)', () => {
-    const revokeAs = (tokenValue: string, c: oauth.ClientAuthentication | undefined = basic(), hint = '') => revoke(deps, { token: tokenValue, tokenTypeHint: hint, client: c });
+    const revokeAs = (tokenValue: string, c: oauth.ClientAuthentication | undefined = basic(), hint = '') =>
+      revoke(deps, { token: tokenValue, tokenTypeHint: hint, client: c });
 
     it('when an access token is revoked, then it fails verification; the hint does not matter', async () => {
       const { accessToken } = await token(deps, tokenRequest());
@@ -567,8 +636,30 @@ describe('what the store holds is bounded', () => {
     };
     const verifier = newVerifier();
     const auth = { clientId: c.appId, clientSecret: c.secret, method: 'basic' };
-    const { location } = await authorize(deps, { responseType: 'code', clientId: c.appId, redirectUri: REDIRECT, scope: '', state: '', codeChallenge: s256(verifier), codeChallengeMethod: 'S256', issuer: ISSUER, present: [], repeated: [] });
-    const base = { scope: '', redirectUri: REDIRECT, issuer: ISSUER, repeated: [], hasScope: false, hasCodeVerifier: true, client: auth, code: '', codeVerifier: '', refreshToken: '' };
+    const { location } = await authorize(deps, {
+      responseType: 'code',
+      clientId: c.appId,
+      redirectUri: REDIRECT,
+      scope: '',
+      state: '',
+      codeChallenge: s256(verifier),
+      codeChallengeMethod: 'S256',
+      issuer: ISSUER,
+      present: [],
+      repeated: [],
+    });
+    const base = {
+      scope: '',
+      redirectUri: REDIRECT,
+      issuer: ISSUER,
+      repeated: [],
+      hasScope: false,
+      hasCodeVerifier: true,
+      client: auth,
+      code: '',
+      codeVerifier: '',
+      refreshToken: '',
+    };
     const first = await token(deps, { ...base, grantType: 'authorization_code', code: new URL(location).searchParams.get('code')!, codeVerifier: verifier });
     await token(deps, { ...base, grantType: 'refresh_token', refreshToken: first.refreshToken });
     await revoke(deps, { token: first.accessToken, tokenTypeHint: '', client: auth });

@@ -9,7 +9,7 @@ import { appErrorThrownBy as refusal } from '../support/refusals';
 describe('OAuth 2.0 rules without I/O', () => {
   describe('error messages', () => {
     it('when a message holds characters RFC 6749 5.2 forbids in error_description, then they become ?', () => {
-      expect(describable('a "quoted" \\ caf\u00e9 \u2019 \n ok')).toBe("a ?quoted? ? caf? ? ? ok");
+      expect(describable('a "quoted" \\ caf\u00e9 \u2019 \n ok')).toBe('a ?quoted? ? caf? ? ? ok');
       expect(oauthError('invalid_request', 'bad "x"').message).toBe('bad ?x?');
     });
 
@@ -82,7 +82,9 @@ describe('OAuth 2.0 rules without I/O', () => {
     const registered = ['https://app.example/callback', 'http://127.0.0.1:8000/cb?x=1'];
 
     it('when only a trailing slash differs, then it says so', () => {
-      expect(differenceFromNearest('https://app.example/callback/', registered)).toBe('The nearest registered URI differs only by a trailing slash at the end of the path.');
+      expect(differenceFromNearest('https://app.example/callback/', registered)).toBe(
+        'The nearest registered URI differs only by a trailing slash at the end of the path.',
+      );
     });
 
     it('when only the letter case of the path differs, then it says so', () => {

@@ -104,7 +104,18 @@ describe('HTTP Digest (RFC 7616)', () => {
     /** A fresh challenge answered correctly, with the given algorithm. */
     const answerTo = (algorithm: DigestAlgorithm = 'SHA-256', headers = digestChallenge(deps, REALM)): Answer => {
       const challenge = readChallenge(headers[0]);
-      return { algorithm, username: APP_ID, password: API_KEY, realm: challenge.realm, nonce: challenge.nonce, opaque: challenge.opaque, uri: URI, method: 'GET', nc: '00000001', cnonce: 'abc123' };
+      return {
+        algorithm,
+        username: APP_ID,
+        password: API_KEY,
+        realm: challenge.realm,
+        nonce: challenge.nonce,
+        opaque: challenge.opaque,
+        uri: URI,
+        method: 'GET',
+        nc: '00000001',
+        cnonce: 'abc123',
+      };
     };
     const verify = (header: string, uri = URI, method = 'GET') => digestVerify(deps, { method, uri, authorization: header });
     const reasonFor = async (header: string, uri = URI) => {
@@ -118,7 +129,8 @@ describe('HTTP Digest (RFC 7616)', () => {
     it('when a challenge is made, then SHA-256 then MD5, one realm, one nonce, qop="auth" and opaque', () => {
       const headers = digestChallenge(deps, REALM);
       expect(headers).toHaveLength(2);
-      const pattern = (algorithm: string) => new RegExp(`^Digest realm="${REALM}", qop="auth", algorithm=${algorithm}, nonce="[0-9A-Za-z._-]+", opaque="[A-Za-z0-9_-]+"$`);
+      const pattern = (algorithm: string) =>
+        new RegExp(`^Digest realm="${REALM}", qop="auth", algorithm=${algorithm}, nonce="[0-9A-Za-z._-]+", opaque="[A-Za-z0-9_-]+"$`);
       expect(headers[0]).toMatch(pattern('SHA-256'));
       expect(headers[1]).toMatch(pattern('MD5'));
       const [sha, md5] = headers.map(readChallenge);
@@ -195,7 +207,11 @@ describe('HTTP Digest (RFC 7616)', () => {
         expect((await verify(authorization(answer))).check!.ok).toBe(true);
         now += 1;
         const { check, wwwAuthenticate } = await verify(authorization({ ...answer, nc: '00000002' }));
-        expect(check).toEqual({ ok: false, reason: expect.stringMatching(/^nonce: stale\. The nonce expired at .* Your credentials were right/), principal: undefined });
+        expect(check).toEqual({
+          ok: false,
+          reason: expect.stringMatching(/^nonce: stale\. The nonce expired at .* Your credentials were right/),
+          principal: undefined,
+        });
         expect(wwwAuthenticate).toHaveLength(2);
         expect(wwwAuthenticate[0]).toMatch(/algorithm=SHA-256, .*, stale=true$/);
         expect(wwwAuthenticate[1]).toMatch(/algorithm=MD5, .*, stale=true$/);
@@ -231,12 +247,16 @@ describe('HTTP Digest (RFC 7616)', () => {
       });
 
       it('when the realm differs from the challenge, then refused naming realm', async () => {
-        expect(await reasonFor(authorization({ ...answerTo(), realm: 'Training Sandbox' }))).toMatch(/^realm 'Training Sandbox' is not the realm of the challenge/);
+        expect(await reasonFor(authorization({ ...answerTo(), realm: 'Training Sandbox' }))).toMatch(
+          /^realm 'Training Sandbox' is not the realm of the challenge/,
+        );
       });
 
       it('when uri is not the request-target, then refused naming both', async () => {
         const reason = await reasonFor(authorization({ ...answerTo(), uri: '/playground/auth/digest' }));
-        expect(reason).toBe(`uri '/playground/auth/digest' differs from the request-target '${URI}': it must be the path and query exactly as on the request line.`);
+        expect(reason).toBe(
+          `uri '/playground/auth/digest' differs from the request-target '${URI}': it must be the path and query exactly as on the request line.`,
+        );
       });
 
       it('when the username is no App ID, or the app is revoked, then refused naming the username', async () => {
@@ -248,7 +268,9 @@ describe('HTTP Digest (RFC 7616)', () => {
       it('when the password is not the API key, then "response does not match" with the inputs used, never the expected response', async () => {
         const answer = { ...answerTo(), password: `as_${'S'.repeat(43)}` };
         const reason = await reasonFor(authorization(answer));
-        expect(reason).toMatch(/^response does not match\. The server computed it with algorithm=SHA-256, username='app_digest_practice', realm='training-sandbox'/);
+        expect(reason).toMatch(
+          /^response does not match\. The server computed it with algorithm=SHA-256, username='app_digest_practice', realm='training-sandbox'/,
+        );
         expect(reason).toContain('not the App Secret');
         expect(reason).not.toContain(digestResponse({ ...answer, password: API_KEY, qop: 'auth' }));
       });
@@ -261,8 +283,12 @@ describe('HTTP Digest (RFC 7616)', () => {
       it('when the response was hashed with another algorithm than the one named, then refused naming the algorithm', async () => {
         const answer = answerTo('MD5');
         const header = authorization(answer).replace('algorithm=MD5', 'algorithm=MD5-sess');
-        expect(await reasonFor(header)).toBe('algorithm: the response was computed with MD5, but the header says algorithm=MD5-sess: name the algorithm you hashed with.');
-        expect(await reasonFor(authorization(answer).replace('algorithm=MD5', 'algorithm=SHA-256'))).toMatch(/^response must be 64 hex characters for algorithm=SHA-256/);
+        expect(await reasonFor(header)).toBe(
+          'algorithm: the response was computed with MD5, but the header says algorithm=MD5-sess: name the algorithm you hashed with.',
+        );
+        expect(await reasonFor(authorization(answer).replace('algorithm=MD5', 'algorithm=SHA-256'))).toMatch(
+          /^response must be 64 hex characters for algorithm=SHA-256/,
+        );
       });
 
       it('when the algorithm is not offered, then refused naming algorithm', async () => {
@@ -290,7 +316,12 @@ describe('HTTP Digest (RFC 7616)', () => {
     });
 
     it('when the header uses escapes, odd spacing and empty list elements, then it still parses', () => {
-      expect(parseDigestAuthorization('digest  ,username = "a\\"b" ,, qop=auth,')).toEqual(new Map([['username', 'a"b'], ['qop', 'auth']]));
+      expect(parseDigestAuthorization('digest  ,username = "a\\"b" ,, qop=auth,')).toEqual(
+        new Map([
+          ['username', 'a"b'],
+          ['qop', 'auth'],
+        ]),
+      );
     });
   });
 });

@@ -41,7 +41,8 @@ describe('playground JWTs (HS256 with the API key, RS256 with the sandbox key)',
     ...extra,
   });
   /** A token a learner signs themselves with their API key. */
-  const selfSigned = (payload: JWTPayload, alg = 'HS256', key: Uint8Array = utf8(API_KEY)) => new SignJWT(payload).setProtectedHeader({ alg, typ: 'JWT' }).sign(key);
+  const selfSigned = (payload: JWTPayload, alg = 'HS256', key: Uint8Array = utf8(API_KEY)) =>
+    new SignJWT(payload).setProtectedHeader({ alg, typ: 'JWT' }).sign(key);
   const reasonFor = async (token: string) => {
     const { check } = await verifyJwt(deps, token);
     expect(check!.ok).toBe(false);
@@ -57,7 +58,15 @@ describe('playground JWTs (HS256 with the API key, RS256 with the sandbox key)',
       const hs = decodeJwt(issued.hs256);
       const rs = decodeJwt(issued.rs256);
       const iat = Math.floor(now / 1000);
-      expect(hs).toEqual({ iss: ISSUER, sub: APP_ID, aud: PLAYGROUND_AUDIENCE, iat, exp: iat + JWT_LIFETIME_SECONDS, jti: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), scope: 'fpa:read stocks:read hr:read' });
+      expect(hs).toEqual({
+        iss: ISSUER,
+        sub: APP_ID,
+        aud: PLAYGROUND_AUDIENCE,
+        iat,
+        exp: iat + JWT_LIFETIME_SECONDS,
+        jti: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+        scope: 'fpa:read stocks:read hr:read',
+      });
       expect(rs).toEqual(hs);
       expect(decodeProtectedHeader(issued.hs256)).toEqual({ alg: 'HS256', typ: 'JWT' });
       expect(decodeProtectedHeader(issued.rs256)).toEqual({ alg: 'RS256', typ: 'JWT', kid: signingKey.kid });
@@ -81,7 +90,10 @@ describe('playground JWTs (HS256 with the API key, RS256 with the sandbox key)',
   describe('verifying', () => {
     it('when either issued token is presented, then it is accepted as the app, with the algorithm named', async () => {
       const issued = await issue();
-      for (const [token, algorithm] of [[issued.hs256, 'HS256'], [issued.rs256, 'RS256']]) {
+      for (const [token, algorithm] of [
+        [issued.hs256, 'HS256'],
+        [issued.rs256, 'RS256'],
+      ]) {
         await expect(verifyJwt(deps, token)).resolves.toEqual({ check: { ok: true, reason: '', principal: apps.apps.get(APP_ID)!.principal }, algorithm });
       }
     });

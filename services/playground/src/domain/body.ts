@@ -17,7 +17,12 @@ export interface BodyReport {
 
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-const bytesReport = (body: Buffer, notes: string[]): BodyReport => ({ kind: 'bytes', value: { size: body.length, sha256: sha256(body) }, size: body.length, notes });
+const bytesReport = (body: Buffer, notes: string[]): BodyReport => ({
+  kind: 'bytes',
+  value: { size: body.length, sha256: sha256(body) },
+  size: body.length,
+  notes,
+});
 
 /** What a JSON value is, in words, for a refusal. */
 function describeJsonValue(value: unknown): string {
@@ -70,7 +75,9 @@ function readText(type: MediaType, body: Buffer): BodyReport {
     const notes = type.params.charset === undefined ? ['No charset was given; the text was read as UTF-8.'] : [];
     return { kind: 'text', value: text, size: body.length, notes };
   } catch {
-    return bytesReport(body, [`The body is not valid ${decoder.encoding} text (the charset ${type.params.charset ? 'declared' : 'assumed'}), so it is reported as bytes.`]);
+    return bytesReport(body, [
+      `The body is not valid ${decoder.encoding} text (the charset ${type.params.charset ? 'declared' : 'assumed'}), so it is reported as bytes.`,
+    ]);
   }
 }
 
@@ -84,7 +91,8 @@ function readText(type: MediaType, body: Buffer): BodyReport {
 export function readBody(contentType: string | undefined, body: Buffer): BodyReport {
   const type = parseMediaType(contentType);
   if (body.length === 0) {
-    if (type && isJson(type)) throw invalidArgument('invalid_body', `Content-Type is ${type.essence} but the body is empty; a JSON body must be an object, e.g. {}.`);
+    if (type && isJson(type))
+      throw invalidArgument('invalid_body', `Content-Type is ${type.essence} but the body is empty; a JSON body must be an object, e.g. {}.`);
     return { kind: 'none', value: null, size: 0, notes: [] };
   }
   if (contentType === undefined) {

@@ -138,7 +138,9 @@ function tokenList(query: Query, name: string, what: string): string[] | undefin
 export function readLabParameters(query: Query): LabParameters {
   const allowOrigin = query.single('allow_origin');
   if (allowOrigin !== undefined && !ORIGIN_VALUE.test(allowOrigin)) {
-    throw invalidParameter(`allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${quoteInput(allowOrigin)}.`);
+    throw invalidParameter(
+      `allow_origin must be an origin such as https://example.org, * or null (printable ASCII, at most 256 characters); got ${quoteInput(allowOrigin)}.`,
+    );
   }
   const allowMethods = tokenList(query, 'allow_methods', 'method names');
   const allowHeaders = tokenList(query, 'allow_headers', 'header names');
@@ -176,12 +178,15 @@ function isSerialisedOrigin(value: string): boolean {
 
 export function readIntendedRequest(query: Query, originHeader: string | undefined): IntendedRequest {
   const givenMethod = query.single('method') ?? 'GET';
-  if (!TOKEN.test(givenMethod) || givenMethod.length > 32) throw invalidParameter(`method must be an HTTP method name such as PUT; got ${quoteInput(givenMethod)}.`);
+  if (!TOKEN.test(givenMethod) || givenMethod.length > 32)
+    throw invalidParameter(`method must be an HTTP method name such as PUT; got ${quoteInput(givenMethod)}.`);
   const listed = tokenList(query, 'headers', 'header names') ?? [];
   if (listed.includes('*')) throw invalidParameter('headers lists the header names your page will set; * is not a header name.');
   const contentType = query.single('content_type');
   if (contentType !== undefined && !/^[\x20-\x7e]{1,256}$/.test(contentType)) {
-    throw invalidParameter(`content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${quoteInput(contentType)}.`);
+    throw invalidParameter(
+      `content_type must be a Content-Type value such as text/plain (printable ASCII, at most 256 characters); got ${quoteInput(contentType)}.`,
+    );
   }
   const credentials = query.single('credentials') ?? 'same-origin';
   if (credentials !== 'omit' && credentials !== 'same-origin' && credentials !== 'include') {
@@ -189,7 +194,9 @@ export function readIntendedRequest(query: Query, originHeader: string | undefin
   }
   const originParam = query.single('origin');
   if (originParam !== undefined && !isSerialisedOrigin(originParam)) {
-    throw invalidParameter(`origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${quoteInput(originParam)}.`);
+    throw invalidParameter(
+      `origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${quoteInput(originParam)}.`,
+    );
   }
   const headers: string[] = [];
   for (const name of contentType !== undefined ? [...listed, 'Content-Type'] : listed) {
@@ -233,10 +240,12 @@ const skipped = (why: string): Check => ({ result: 'skipped', why });
 /** Why an Access-Control-Allow-Origin value does not match an origin, in words. */
 function originMismatch(allowed: string, origin: string): string {
   const base = `Access-Control-Allow-Origin is ${JSON.stringify(allowed)} but the page's origin is ${JSON.stringify(origin)}; a browser accepts only an exact match`;
-  if (allowed.includes(',') || allowed.includes(' ')) return `${base}, and only one origin: a list is never accepted (a server that allows several must reflect the one that asked).`;
+  if (allowed.includes(',') || allowed.includes(' '))
+    return `${base}, and only one origin: a list is never accepted (a server that allows several must reflect the one that asked).`;
   if (allowed === `${origin}/`) return `${base}: the trailing slash makes it a different string (an origin has no path).`;
   if (allowed.toLowerCase() === origin.toLowerCase()) return `${base}, byte for byte: the case differs.`;
-  if (allowed === 'null') return `${base}: null matches only pages with an opaque origin (sandboxed iframes, file: pages), which is why allowing null is unsafe.`;
+  if (allowed === 'null')
+    return `${base}: null matches only pages with an opaque origin (sandboxed iframes, file: pages), which is why allowing null is unsafe.`;
   return `${base} (scheme, host and port).`;
 }
 
@@ -250,7 +259,9 @@ export function evaluateCors(request: IntendedRequest, lab: LabParameters, servi
   const droppedHeaders = request.headers.filter(isForbiddenHeaderName);
   const sent = request.headers.filter((name) => !isForbiddenHeaderName(name));
   if (droppedHeaders.length) {
-    notes.push(`fetch silently leaves out ${droppedHeaders.join(', ')}: a script may not set ${droppedHeaders.length > 1 ? 'these headers' : 'this header'}; the browser sets ${droppedHeaders.length > 1 ? 'them' : 'it'} itself.`);
+    notes.push(
+      `fetch silently leaves out ${droppedHeaders.join(', ')}: a script may not set ${droppedHeaders.length > 1 ? 'these headers' : 'this header'}; the browser sets ${droppedHeaders.length > 1 ? 'them' : 'it'} itself.`,
+    );
   }
   const why: string[] = [];
   const unsafe = new Set<string>();
@@ -259,13 +270,19 @@ export function evaluateCors(request: IntendedRequest, lab: LabParameters, servi
     if (lower === 'content-type') {
       if (request.contentType === undefined) {
         unsafe.add(lower);
-        why.push('Content-Type is set without content_type=..., so it is taken to be application/json, which is not one of the three safelisted types; give content_type to check another value.');
+        why.push(
+          'Content-Type is set without content_type=..., so it is taken to be application/json, which is not one of the three safelisted types; give content_type to check another value.',
+        );
       } else if (!isSafelistedRequestHeader(name, request.contentType)) {
         unsafe.add(lower);
-        why.push(`Content-Type ${JSON.stringify(request.contentType)} is not safelisted: only application/x-www-form-urlencoded, multipart/form-data and text/plain are (at most 128 bytes, none of "():<>?@[\\]{}).`);
+        why.push(
+          `Content-Type ${JSON.stringify(request.contentType)} is not safelisted: only application/x-www-form-urlencoded, multipart/form-data and text/plain are (at most 128 bytes, none of "():<>?@[\\]{}).`,
+        );
       }
     } else if (SAFELISTED_HEADER_NAMES.includes(lower)) {
-      notes.push(`${name} is taken to carry a safelisted value (at most 128 bytes; Accept-Language and Content-Language only letters, digits, space and *,-.;=; Range only one bytes=start-[end] range); another value needs a preflight.`);
+      notes.push(
+        `${name} is taken to carry a safelisted value (at most 128 bytes; Accept-Language and Content-Language only letters, digits, space and *,-.;=; Range only one bytes=start-[end] range); another value needs a preflight.`,
+      );
     } else {
       unsafe.add(lower);
       why.push(`${name} is not a CORS-safelisted request header.`);
@@ -300,17 +317,23 @@ export function evaluateCors(request: IntendedRequest, lab: LabParameters, servi
 
   const preflight = !isSafelistedMethod(request.method) || unsafeHeaders.length > 0;
   if (!isSafelistedMethod(request.method)) why.unshift(`${request.method} is not a CORS-safelisted method (GET, HEAD, POST).`);
-  if (!preflight) why.push(`${request.method} with only safelisted headers is a simple request: the browser sends it at once and checks only the answer's headers.`);
+  if (!preflight)
+    why.push(`${request.method} with only safelisted headers is a simple request: the browser sends it at once and checks only the answer's headers.`);
   const credentialed = request.credentials === 'include';
 
   // The origin check, on the preflight answer and on the actual answer alike (the same parameters steer both).
   const allowed = lab.allowOrigin;
   let origin: Check;
   if (allowed === undefined) origin = { result: 'pass', why: 'Access-Control-Allow-Origin reflects the Origin the browser sends, so any origin passes.' };
-  else if (allowed === '*') origin = { result: 'pass', why: 'Access-Control-Allow-Origin is *: any origin passes (for a request without credentials; see credentials).' };
+  else if (allowed === '*')
+    origin = { result: 'pass', why: 'Access-Control-Allow-Origin is *: any origin passes (for a request without credentials; see credentials).' };
   else if (request.origin === null) {
-    origin = { result: 'unknown', why: `No origin to compare: only a page whose origin is exactly ${JSON.stringify(allowed)} passes. Call this from your page, or give origin=.` };
-  } else if (allowed === request.origin) origin = { result: 'pass', why: `Access-Control-Allow-Origin is exactly the page's origin, ${JSON.stringify(allowed)}.` };
+    origin = {
+      result: 'unknown',
+      why: `No origin to compare: only a page whose origin is exactly ${JSON.stringify(allowed)} passes. Call this from your page, or give origin=.`,
+    };
+  } else if (allowed === request.origin)
+    origin = { result: 'pass', why: `Access-Control-Allow-Origin is exactly the page's origin, ${JSON.stringify(allowed)}.` };
   else origin = { result: 'fail', why: originMismatch(allowed, request.origin) };
 
   let credentials: Check;
@@ -323,7 +346,10 @@ export function evaluateCors(request: IntendedRequest, lab: LabParameters, servi
   } else if (allowed === '*') {
     credentials = { result: 'fail', why: "With credentials: 'include', Access-Control-Allow-Origin must name the origin exactly; * is refused." };
   } else if (!lab.allowCredentials) {
-    credentials = { result: 'fail', why: "With credentials: 'include', the answer must carry Access-Control-Allow-Credentials: true (give allow_credentials=true)." };
+    credentials = {
+      result: 'fail',
+      why: "With credentials: 'include', the answer must carry Access-Control-Allow-Credentials: true (give allow_credentials=true).",
+    };
   } else credentials = { result: 'pass', why: 'Access-Control-Allow-Credentials: true, with an exact origin: credentials may travel.' };
 
   let method: Check;
@@ -334,16 +360,22 @@ export function evaluateCors(request: IntendedRequest, lab: LabParameters, servi
   } else {
     const methods = lab.allowMethods ?? [request.method];
     const shownMethods = methods.length ? JSON.stringify(methods.join(', ')) : 'absent';
-    if (isSafelistedMethod(request.method)) method = { result: 'pass', why: `${request.method} is safelisted: it passes whatever Access-Control-Allow-Methods says.` };
+    if (isSafelistedMethod(request.method))
+      method = { result: 'pass', why: `${request.method} is safelisted: it passes whatever Access-Control-Allow-Methods says.` };
     else if (methods.includes(request.method)) method = { result: 'pass', why: `Access-Control-Allow-Methods (${shownMethods}) lists ${request.method}.` };
-    else if (!credentialed && methods.includes('*')) method = { result: 'pass', why: 'Access-Control-Allow-Methods is *: any method, for a request without credentials.' };
+    else if (!credentialed && methods.includes('*'))
+      method = { result: 'pass', why: 'Access-Control-Allow-Methods is *: any method, for a request without credentials.' };
     else {
       const otherCase = methods.find((m) => m.toLowerCase() === request.method.toLowerCase());
       method = {
         result: 'fail',
         why:
           `Access-Control-Allow-Methods (${shownMethods}) does not list ${request.method}` +
-          (otherCase ? `: it lists ${otherCase}, and methods are compared case-sensitively.` : credentialed && methods.includes('*') ? ": with credentials, * is a literal name, not 'any'." : '.'),
+          (otherCase
+            ? `: it lists ${otherCase}, and methods are compared case-sensitively.`
+            : credentialed && methods.includes('*')
+              ? ": with credentials, * is a literal name, not 'any'."
+              : '.'),
       };
     }
     const names = (lab.allowHeaders ?? unsafeHeaders).map((name) => name.toLowerCase());
@@ -354,7 +386,10 @@ export function evaluateCors(request: IntendedRequest, lab: LabParameters, servi
     if (authorizationUncovered && wildcard) {
       headers = { result: 'fail', why: 'Authorization must be named in Access-Control-Allow-Headers: * never covers it.' };
     } else if (missing.length === 0) {
-      headers = { result: 'pass', why: unsafeHeaders.length ? `Access-Control-Allow-Headers (${shownHeaders}) covers ${unsafeHeaders.join(', ')}.` : 'No header needs permission.' };
+      headers = {
+        result: 'pass',
+        why: unsafeHeaders.length ? `Access-Control-Allow-Headers (${shownHeaders}) covers ${unsafeHeaders.join(', ')}.` : 'No header needs permission.',
+      };
     } else if (wildcard) {
       headers = { result: 'pass', why: 'Access-Control-Allow-Headers is *: any header but Authorization, for a request without credentials.' };
     } else {
@@ -364,7 +399,8 @@ export function evaluateCors(request: IntendedRequest, lab: LabParameters, servi
       };
     }
   }
-  if (credentialed && !lab.allowCredentials && preflight) notes.push('A preflight itself never carries credentials, but its answer must allow them for the request that follows.');
+  if (credentialed && !lab.allowCredentials && preflight)
+    notes.push('A preflight itself never carries credentials, but its answer must allow them for the request that follows.');
   return result(preflight ? 'preflight' : 'simple', { origin, credentials, method, headers });
 }
 
@@ -392,7 +428,8 @@ function summarise(request: IntendedRequest, verdict: CorsVerdict): string {
   if (verdict.verdict === 'pass') return `${what} ${kind}, and every check passes: the page can read the answer.`;
   if (verdict.verdict === 'unknown') return `${what} ${kind}; whether it passes depends on the page's origin.`;
   const first = verdict.checks[verdict.failing[0]].why;
-  const stage = verdict.check === 'preflight' ? 'the preflight fails, so the request itself is never sent' : 'the request is sent, but the page cannot read the answer';
+  const stage =
+    verdict.check === 'preflight' ? 'the preflight fails, so the request itself is never sent' : 'the request is sent, but the page cannot read the answer';
   return `${what} ${kind}; ${stage} (fetch rejects with a TypeError): ${first}`;
 }
 
@@ -411,14 +448,18 @@ export function corsInfo(request: Inbound): Answer {
   const verdict = evaluateCors(intended, lab, serviceOrigin);
   const notes = [...verdict.notes];
   if (intended.origin === null) {
-    notes.push('This request carried no Origin header, so it did not come from a cross-origin fetch (curl, a server, a navigation or a same-origin GET send none). Give origin= to ask about a page.');
+    notes.push(
+      'This request carried no Origin header, so it did not come from a cross-origin fetch (curl, a server, a navigation or a same-origin GET send none). Give origin= to ask about a page.',
+    );
   }
   if (intended.origin === 'null') notes.push('Origin null is what sandboxed iframes and file: pages send.');
   if (verdict.check === 'preflight' || verdict.check === 'simple') {
     notes.push(playgroundApi.EXPOSED_HEADERS_NOTE);
   }
   if (verdict.check === 'simple' && intended.method === 'POST') {
-    notes.push('A POST with a safelisted Content-Type is sent without asking: CORS only stops the page reading the answer, so a server must not rely on it against cross-site requests (CSRF).');
+    notes.push(
+      'A POST with a safelisted Content-Type is sent without asking: CORS only stops the page reading the answer, so a server must not rely on it against cross-site requests (CSRF).',
+    );
   }
   const maxAge = lab.maxAge ?? LAB_DEFAULT_MAX_AGE;
   const given = (name: string) => query.single(name) ?? null;

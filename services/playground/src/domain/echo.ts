@@ -15,7 +15,9 @@ function methodNotes(method: string, body: BodyReport, contentType: string | und
   const notes: string[] = [];
   if (body.kind !== 'none') {
     if (method === 'GET' || method === 'HEAD') {
-      notes.push(`A ${method} with a body is unusual: RFC 9110 9.3.1 gives it no meaning and some servers, proxies and clients drop or refuse it; send data in the query string instead.`);
+      notes.push(
+        `A ${method} with a body is unusual: RFC 9110 9.3.1 gives it no meaning and some servers, proxies and clients drop or refuse it; send data in the query string instead.`,
+      );
     } else if (method === 'DELETE') {
       notes.push('A DELETE with a body is legal but has no generally defined meaning (RFC 9110 9.3.5); some servers and proxies drop it.');
     }

@@ -48,7 +48,6 @@ export function emptyAnswer(status: number, headers: Header[] = []): Answer {
   return { status, headers, body: Buffer.alloc(0) };
 }
 
-
 /**
  * A refusal whose HTTP status has no gRPC equivalent (runtime's HttpRefusal;
  * 413: a limit of the upload) in the project's error shape. gRPC's

@@ -83,7 +83,10 @@ export class MultipartReader {
     const boundary = type.params.boundary;
     // RFC 2046 5.1.1: 1 to 70 characters; without one, no part can be found.
     if (boundary === undefined || boundary.length < 1 || boundary.length > 70) {
-      throw invalidArgument('malformed_multipart', `The multipart/form-data Content-Type has ${boundary === undefined ? 'no' : 'an invalid'} boundary parameter (1 to 70 characters), so the parts cannot be found.`);
+      throw invalidArgument(
+        'malformed_multipart',
+        `The multipart/form-data Content-Type has ${boundary === undefined ? 'no' : 'an invalid'} boundary parameter (1 to 70 characters), so the parts cannot be found.`,
+      );
     }
     return new MultipartReader(contentType!, limits);
   }
@@ -123,7 +126,13 @@ export class MultipartReader {
         hash.update(chunk);
       });
       stream.on('limit', () =>
-        this.fail(new HttpRefusal(413, 'file_too_large', `The file part ${quoteInput(name)}${info.filename ? ` (${quoteInput(info.filename)})` : ''} is larger than the limit of ${bytesInWords(this.limits.fileBytes)} per file.`)),
+        this.fail(
+          new HttpRefusal(
+            413,
+            'file_too_large',
+            `The file part ${quoteInput(name)}${info.filename ? ` (${quoteInput(info.filename)})` : ''} is larger than the limit of ${bytesInWords(this.limits.fileBytes)} per file.`,
+          ),
+        ),
       );
       stream.on('end', () => {
         this.openFiles--;
@@ -135,7 +144,13 @@ export class MultipartReader {
     this.parser.on('field', (name, value, info) => {
       if (!this.countPart()) return;
       if (info.valueTruncated) {
-        this.fail(new HttpRefusal(413, 'field_too_large', `The field ${quoteInput(name)} is longer than the limit of ${bytesInWords(this.limits.fieldBytes)} per field value; send large content as a file part.`));
+        this.fail(
+          new HttpRefusal(
+            413,
+            'field_too_large',
+            `The field ${quoteInput(name)} is longer than the limit of ${bytesInWords(this.limits.fieldBytes)} per field value; send large content as a file part.`,
+          ),
+        );
         return;
       }
       this.parts.push({ type: 'field', name, value });
@@ -187,7 +202,9 @@ export class MultipartReader {
     if (this.settled) return false;
     this.partCount++;
     if (this.partCount > this.limits.parts) {
-      this.fail(new HttpRefusal(413, 'too_many_parts', `The form has more than ${this.limits.parts} parts (files and fields together), the limit per request.`));
+      this.fail(
+        new HttpRefusal(413, 'too_many_parts', `The form has more than ${this.limits.parts} parts (files and fields together), the limit per request.`),
+      );
       return false;
     }
     return true;
@@ -219,7 +236,8 @@ export class MultipartReader {
 /** busboy's complaint about a body, as a 400 that says what was wrong. */
 function malformed(error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);
-  const reason = message === 'Unexpected end of form' ? 'the body ended before the closing boundary (--boundary--)' : message.replace(/^./, (c) => c.toLowerCase());
+  const reason =
+    message === 'Unexpected end of form' ? 'the body ended before the closing boundary (--boundary--)' : message.replace(/^./, (c) => c.toLowerCase());
   return invalidArgument('malformed_multipart', `The multipart body is malformed: ${reason}.`);
 }
 

@@ -35,7 +35,10 @@ export function delayed(plan: (http: Inbound) => Planned, sleep: Sleep) {
       } catch (error) {
         if (!context.signal.aborted) throw error;
         // Nobody is listening any more: the wait ends here, and says so in the log (an operator sees abandoned waits).
-        context.logger.info({ requestId: context.requestId, delayMs: delay.appliedMs, waitedMs: Date.now() - started }, 'delay ended early: the call was cancelled');
+        context.logger.info(
+          { requestId: context.requestId, delayMs: delay.appliedMs, waitedMs: Date.now() - started },
+          'delay ended early: the call was cancelled',
+        );
         throw new AppError(GrpcStatus.CANCELLED, 'cancelled', `The call was cancelled during its ${delay.appliedMs} ms delay.`);
       }
     }

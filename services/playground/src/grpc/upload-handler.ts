@@ -16,7 +16,10 @@ type UploadCall = Parameters<handleClientStreamingCall<playground.UploadRequest,
  * the error boundary is the runtime's: an AppError becomes its status with the
  * code in the trailers, anything else INTERNAL with a safe message, logged.
  */
-export function uploadHandler(logger: Logger, limits: UploadLimits = UPLOAD_LIMITS): handleClientStreamingCall<playground.UploadRequest, playground.UploadResponse> {
+export function uploadHandler(
+  logger: Logger,
+  limits: UploadLimits = UPLOAD_LIMITS,
+): handleClientStreamingCall<playground.UploadRequest, playground.UploadResponse> {
   return (call: UploadCall, callback) => {
     const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? '');
     const log = requestId ? logger.child({ requestId }) : logger;
@@ -46,7 +49,8 @@ export function uploadHandler(logger: Logger, limits: UploadLimits = UPLOAD_LIMI
       try {
         const part = message.part;
         if (!reader) {
-          if (part?.$case !== 'http') throw invalidArgument('invalid_request', 'The first message of an upload must carry the HTTP request, before any chunk of its body.');
+          if (part?.$case !== 'http')
+            throw invalidArgument('invalid_request', 'The first message of an upload must carry the HTTP request, before any chunk of its body.');
           reader = MultipartReader.open(headerValue(part.value.headers, 'content-type'), limits);
           reader.result.then(
             (report) => finish(null, uploadAnswer(report)),

@@ -53,7 +53,8 @@ function httpRequest(path: string, rawQuery = '', parts: { method?: string; head
   };
 }
 
-const headerOf = (response: playground.HttpResponse | undefined, name: string) => response?.headers.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
+const headerOf = (response: playground.HttpResponse | undefined, name: string) =>
+  response?.headers.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
 const jsonOf = (response: playground.HttpResponse | undefined) => JSON.parse(response!.body.toString('utf8'));
 
 interface FormPart {
@@ -132,7 +133,9 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
   beforeAll(async () => {
     service = await start(loadPlaygroundConfig({ PLAYGROUND_GRPC_PORT: '0', LOG_LEVEL: 'silent', ...(await tlsEnv('playground')) }), { sleep: waits.sleep });
     const address = `127.0.0.1:${service.port}`;
-    client = await clientAsAllowedCallers(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, address, 'playground', 5000, { transport: testTransport() });
+    client = await clientAsAllowedCallers(playground.PlaygroundServiceClient, playground.PlaygroundServiceService, address, 'playground', 5000, {
+      transport: testTransport(),
+    });
     const asGateway = grpcChannelSecurity((await tlsAs('gateway')).tls, 'playground');
     raw = new playground.PlaygroundServiceClient(address, asGateway.credentials, asGateway.options);
   });
@@ -184,10 +187,14 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
 
   describe('unary utilities', () => {
     it('when echo gets a JSON object, then the parsed body comes back; when it gets an array, then INVALID_ARGUMENT with the code in the trailer', async () => {
-      const { http } = await client.echo({ http: httpRequest('/playground/echo', 'a=1&a=2', { method: 'POST', headers: [['Content-Type', 'application/json']], body: '{"x":true}' }) });
+      const { http } = await client.echo({
+        http: httpRequest('/playground/echo', 'a=1&a=2', { method: 'POST', headers: [['Content-Type', 'application/json']], body: '{"x":true}' }),
+      });
       expect(http!.status).toBe(200);
       expect(jsonOf(http)).toMatchObject({ method: 'POST', query: { a: ['1', '2'] }, body: { x: true }, bodyKind: 'json' });
-      await expect(refusalOf(client.echo({ http: httpRequest('/playground/echo', '', { method: 'POST', headers: [['Content-Type', 'application/json']], body: '[1]' }) }))).resolves.toEqual({
+      await expect(
+        refusalOf(client.echo({ http: httpRequest('/playground/echo', '', { method: 'POST', headers: [['Content-Type', 'application/json']], body: '[1]' }) })),
+      ).resolves.toEqual({
         status: GrpcStatus.INVALID_ARGUMENT,
         code: 'invalid_body',
         message: 'The JSON body is an array; this endpoint takes a JSON object, e.g. {"name": "value"}.',
@@ -208,12 +215,23 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
     it('when redirect, headers and cors info are called, then each answers', async () => {
       const hop = (await client.redirect({ http: httpRequest('/playground/redirect', 'n=2&status=308', { method: 'POST', body: 'abc' }) })).http!;
       expect([hop.status, headerOf(hop, 'Location')]).toEqual([308, '/playground/redirect?n=2&status=308&hop=1&trail=POST-3']);
-      const headers = (await client.headers({ http: httpRequest('/playground/headers', '', { headers: [['X-A', '1'], ['x-a', '2']] }) })).http!;
+      const headers = (
+        await client.headers({
+          http: httpRequest('/playground/headers', '', {
+            headers: [
+              ['X-A', '1'],
+              ['x-a', '2'],
+            ],
+          }),
+        })
+      ).http!;
       expect(jsonOf(headers).received).toEqual([
         { name: 'X-A', value: '1' },
         { name: 'x-a', value: '2' },
       ]);
-      const cors = (await client.corsInfo({ http: httpRequest('/playground/cors/info', 'method=PUT&allow_methods=GET', { headers: [['Origin', 'https://a.example']] }) })).http!;
+      const cors = (
+        await client.corsInfo({ http: httpRequest('/playground/cors/info', 'method=PUT&allow_methods=GET', { headers: [['Origin', 'https://a.example']] }) })
+      ).http!;
       expect(jsonOf(cors)).toMatchObject({ check: 'preflight', verdict: 'fail', failing: ['method'] });
     });
   });
@@ -226,11 +244,20 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
       const abortedBefore = waits.aborted;
       const controller = new AbortController();
       const call = client[rpc]({ http: httpRequest(path, query) }, { signal: controller.signal, deadlineMs: 100_000 });
-      await eventually(async () => waits.pending, (pending) => pending === 1, 10_000);
+      await eventually(
+        async () => waits.pending,
+        (pending) => pending === 1,
+        10_000,
+      );
       const cancelledAt = Date.now();
       controller.abort();
       await expect(refusalOf(call)).resolves.toMatchObject({ status: GrpcStatus.CANCELLED });
-      const { elapsedMs } = await eventually(async () => waits.pending, (pending) => pending === 0, 10_000, 5);
+      const { elapsedMs } = await eventually(
+        async () => waits.pending,
+        (pending) => pending === 0,
+        10_000,
+        5,
+      );
       expect(waits.aborted).toBe(abortedBefore + 1);
       // "At once" with room for a busy machine: the wait was 10-60 s; it ended within a few.
       expect(Date.now() - cancelledAt).toBeLessThan(5000);
@@ -239,8 +266,15 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
 
     it('when the deadline passes mid-delay, then the caller gets DEADLINE_EXCEEDED and the server-side wait ends too', async () => {
       const abortedBefore = waits.aborted;
-      await expect(refusalOf(client.timeout({ http: httpRequest('/playground/timeout', 'delay=30000') }, { deadlineMs: 300 }))).resolves.toMatchObject({ status: GrpcStatus.DEADLINE_EXCEEDED });
-      await eventually(async () => waits.pending, (pending) => pending === 0, 10_000, 5);
+      await expect(refusalOf(client.timeout({ http: httpRequest('/playground/timeout', 'delay=30000') }, { deadlineMs: 300 }))).resolves.toMatchObject({
+        status: GrpcStatus.DEADLINE_EXCEEDED,
+      });
+      await eventually(
+        async () => waits.pending,
+        (pending) => pending === 0,
+        10_000,
+        5,
+      );
       expect(waits.aborted).toBe(abortedBefore + 1);
     });
   });
@@ -259,7 +293,13 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
       expect(jsonOf(result.response)).toMatchObject({
         parts: [
           { type: 'field', name: 'title', value: 'Numbers' },
-          { type: 'file', name: 'sheet', filename: 'q3.xlsx', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', ...expected.get('sheet') },
+          {
+            type: 'file',
+            name: 'sheet',
+            filename: 'q3.xlsx',
+            contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+            ...expected.get('sheet'),
+          },
           { type: 'field', name: 'note', value: 'second field' },
         ],
         files: 1,
@@ -309,7 +349,9 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
         expect(result.sentBytes).toBe(25 * MiB);
         const answer = jsonOf(result.response);
         expect(answer.bodyBytes).toBe(25 * MiB);
-        expect(answer.parts.slice(1)).toEqual(['a', 'b', 'c'].map((name) => ({ type: 'file', name, filename: `${name}.bin`, contentType: 'application/octet-stream', ...expected.get(name) })));
+        expect(answer.parts.slice(1)).toEqual(
+          ['a', 'b', 'c'].map((name) => ({ type: 'file', name, filename: `${name}.bin`, contentType: 'application/octet-stream', ...expected.get(name) })),
+        );
         const sorted = [...growth].sort((x, y) => x - y);
         const median = medianOf(growth);
         figures.push(
@@ -339,7 +381,11 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
       expect(result.response!.status).toBe(413);
       expect(headerOf(result.response, 'Content-Type')).toBe('application/json; charset=utf-8');
       expect(jsonOf(result.response)).toEqual({
-        error: { code: 'file_too_large', message: 'The file part "big" ("big.bin") is larger than the limit of 10 MiB per file.', requestId: 'upload-413-file' },
+        error: {
+          code: 'file_too_large',
+          message: 'The file part "big" ("big.bin") is larger than the limit of 10 MiB per file.',
+          requestId: 'upload-413-file',
+        },
       });
       expect(result.sentBytes).toBeLessThan(16 * MiB);
     });
@@ -367,7 +413,12 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
     });
 
     it.each([
-      ['the closing boundary is missing', FORM_TYPE, [Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nx\r\n`)], 'malformed_multipart'],
+      [
+        'the closing boundary is missing',
+        FORM_TYPE,
+        [Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nx\r\n`)],
+        'malformed_multipart',
+      ],
       ['a part header is garbage', FORM_TYPE, [Buffer.from(`--${BOUNDARY}\r\nno colon here\r\n\r\nx\r\n--${BOUNDARY}--\r\n`)], 'malformed_multipart'],
       ['the Content-Type is JSON', 'application/json', [Buffer.from('{}')], 'not_multipart'],
       ['there is no Content-Type', undefined, [Buffer.from('x')], 'not_multipart'],
@@ -389,7 +440,12 @@ describe('playground gRPC service (in process, real grpc-js client)', () => {
       const metadata = new Metadata();
       const failed = new Promise<ServiceError | null>((resolve) => {
         const call = raw.upload(metadata, (error) => resolve(error));
-        call.write({ part: { $case: 'http', value: { ...httpRequest('/playground/upload', '', { method: 'POST' }), headers: [{ name: 'Content-Type', value: FORM_TYPE }] } } });
+        call.write({
+          part: {
+            $case: 'http',
+            value: { ...httpRequest('/playground/upload', '', { method: 'POST' }), headers: [{ name: 'Content-Type', value: FORM_TYPE }] },
+          },
+        });
         call.write({ part: { $case: 'chunk', value: Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="x"\r\n\r\n`) } });
         call.write({ part: { $case: 'chunk', value: randomBytes(CHUNK) } }, () => call.cancel());
       });

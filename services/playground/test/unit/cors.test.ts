@@ -8,7 +8,9 @@ const SERVICE = 'http://127.0.0.1:8080';
 
 /** GET /playground/cors/info?<query> from a page at `origin` (null: no Origin header). */
 function info(query: string, origin: string | null = PAGE) {
-  const answer = read(corsInfo(inbound({ path: '/playground/cors/info', rawQuery: query, baseUrl: SERVICE, headers: origin === null ? [] : [['Origin', origin]] })));
+  const answer = read(
+    corsInfo(inbound({ path: '/playground/cors/info', rawQuery: query, baseUrl: SERVICE, headers: origin === null ? [] : [['Origin', origin]] })),
+  );
   expect(answer.status).toBe(200);
   return answer.json;
 }
@@ -96,7 +98,10 @@ describe('CORS info: which check the browser makes', () => {
     expect(put.notes).toContainEqual('fetch sends "put" as PUT.');
     const patch = info('method=patch&allow_methods=PATCH');
     expect(patch.request.method).toBe('patch');
-    expect(patch.checks.method).toEqual({ result: 'fail', why: 'Access-Control-Allow-Methods ("PATCH") does not list patch: it lists PATCH, and methods are compared case-sensitively.' });
+    expect(patch.checks.method).toEqual({
+      result: 'fail',
+      why: 'Access-Control-Allow-Methods ("PATCH") does not list patch: it lists PATCH, and methods are compared case-sensitively.',
+    });
     expect(patch.notes).toContainEqual(expect.stringContaining('Chromium needs "PATCH". Write PATCH in your code.'));
     expect(normaliseMethod('Delete')).toBe('DELETE');
     expect(normaliseMethod('Patch')).toBe('Patch');
@@ -122,7 +127,10 @@ describe('CORS info: steering the lab to fail each check', () => {
   it('when allow_methods is *, then any method passes without credentials but * is literal with them', () => {
     expect(info('method=PUT&allow_methods=*').checks.method.result).toBe('pass');
     const credentialed = info('method=PUT&allow_methods=*&credentials=include&allow_credentials=true');
-    expect(credentialed.checks.method).toEqual({ result: 'fail', why: 'Access-Control-Allow-Methods ("*") does not list PUT: with credentials, * is a literal name, not \'any\'.' });
+    expect(credentialed.checks.method).toEqual({
+      result: 'fail',
+      why: 'Access-Control-Allow-Methods ("*") does not list PUT: with credentials, * is a literal name, not \'any\'.',
+    });
   });
 
   it('when allow_headers misses a header, then the headers check fails naming it', () => {
@@ -133,13 +141,19 @@ describe('CORS info: steering the lab to fail each check', () => {
 
   it('when allow_headers is *, then it covers custom headers but never Authorization', () => {
     expect(info('headers=X-Api-Key&allow_headers=*').checks.headers.result).toBe('pass');
-    expect(info('headers=Authorization&allow_headers=*').checks.headers).toEqual({ result: 'fail', why: 'Authorization must be named in Access-Control-Allow-Headers: * never covers it.' });
+    expect(info('headers=Authorization&allow_headers=*').checks.headers).toEqual({
+      result: 'fail',
+      why: 'Authorization must be named in Access-Control-Allow-Headers: * never covers it.',
+    });
     expect(info('headers=Authorization&allow_headers=*,Authorization').checks.headers.result).toBe('pass');
     expect(info('headers=X-A&allow_headers=*&credentials=include&allow_credentials=true').checks.headers.result).toBe('fail');
   });
 
   it.each([
-    ['https://other.example', 'Access-Control-Allow-Origin is "https://other.example" but the page\'s origin is "https://learner.example"; a browser accepts only an exact match (scheme, host and port).'],
+    [
+      'https://other.example',
+      'Access-Control-Allow-Origin is "https://other.example" but the page\'s origin is "https://learner.example"; a browser accepts only an exact match (scheme, host and port).',
+    ],
     ['https://learner.example/', 'the trailing slash makes it a different string'],
     ['https://Learner.example', 'byte for byte: the case differs'],
     ['https://learner.example, https://other.example', 'a list is never accepted'],
@@ -163,7 +177,10 @@ describe('CORS info: steering the lab to fail each check', () => {
     expect(info('credentials=include')).toMatchObject({ failing: ['credentials'], checks: { credentials: { result: 'fail' } } });
     expect(info('credentials=include').checks.credentials.why).toContain('allow_credentials=true');
     const allowed = info('credentials=include&allow_credentials=true');
-    expect(allowed).toMatchObject({ verdict: 'pass', labAnswers: { actual: { 'Access-Control-Allow-Origin': PAGE, 'Access-Control-Allow-Credentials': 'true' } } });
+    expect(allowed).toMatchObject({
+      verdict: 'pass',
+      labAnswers: { actual: { 'Access-Control-Allow-Origin': PAGE, 'Access-Control-Allow-Credentials': 'true' } },
+    });
     const star = info('credentials=include&allow_credentials=true&allow_origin=*');
     expect(star.checks.credentials.why).toBe("With credentials: 'include', Access-Control-Allow-Origin must name the origin exactly; * is refused.");
     expect(star.checks.origin.result).toBe('pass');

@@ -18,7 +18,15 @@ describe('response: status, delay and body as asked', () => {
     expect(answer.delay.appliedMs).toBe(0);
     expect(answer.status).toBe(200);
     expect(answer.headers['x-delay-applied-ms']).toBe('0');
-    expect(answer.json).toEqual({ status: 200, statusText: 'OK', method: 'GET', delayRequestedMs: 0, delayAppliedMs: 0, delayCapMs: RESPOND_DELAY_CAP_MS, notes: [] });
+    expect(answer.json).toEqual({
+      status: 200,
+      statusText: 'OK',
+      method: 'GET',
+      delayRequestedMs: 0,
+      delayAppliedMs: 0,
+      delayCapMs: RESPOND_DELAY_CAP_MS,
+      notes: [],
+    });
   });
 
   it('when status and body are given, then that status with the body as text/plain', () => {
@@ -118,7 +126,13 @@ describe('timeout', () => {
 });
 
 describe('waiting, and stopping when the call is cancelled', () => {
-  const context = (controller: AbortController): CallContext => ({ requestId: 'r1', metadata: undefined as never, signal: controller.signal, logger: createLogger('test', 'silent'), caller: 'gateway' });
+  const context = (controller: AbortController): CallContext => ({
+    requestId: 'r1',
+    metadata: undefined as never,
+    signal: controller.signal,
+    logger: createLogger('test', 'silent'),
+    caller: 'gateway',
+  });
 
   it('when the delay passes, then the planned answer comes back after sleeping exactly the applied delay', async () => {
     const waits: number[] = [];

@@ -60,17 +60,33 @@ describe('echo', () => {
   });
 
   it('when a +json type is sent, then it is read as JSON too', () => {
-    expect(read(echo(inbound({ method: 'PATCH', headers: [['Content-Type', 'application/merge-patch+json']], body: '{"a":null}' }))).json).toMatchObject({ bodyKind: 'json', body: { a: null } });
+    expect(read(echo(inbound({ method: 'PATCH', headers: [['Content-Type', 'application/merge-patch+json']], body: '{"a":null}' }))).json).toMatchObject({
+      bodyKind: 'json',
+      body: { a: null },
+    });
   });
 
   it('when Content-Type is JSON but the body is empty, then 400 invalid_body (an empty string is not JSON)', async () => {
     const refusal = await refusalOf(() => echo(inbound({ method: 'POST', headers: [JSON_TYPE] })));
-    expect(refusal).toMatchObject({ code: 'invalid_body', message: 'Content-Type is application/json but the body is empty; a JSON body must be an object, e.g. {}.' });
+    expect(refusal).toMatchObject({
+      code: 'invalid_body',
+      message: 'Content-Type is application/json but the body is empty; a JSON body must be an object, e.g. {}.',
+    });
   });
 
   it('when JSON is not UTF-8, then 400 invalid_utf8; when it starts with a BOM or names another charset, then it is read with a note', async () => {
-    await expect(refusalOf(() => echo(inbound({ method: 'POST', headers: [JSON_TYPE], body: Buffer.from([0x7b, 0xff, 0x7d]) })))).resolves.toMatchObject({ code: 'invalid_utf8' });
-    const bom = read(echo(inbound({ method: 'POST', headers: [['Content-Type', 'application/json; charset=latin1']], body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]) })));
+    await expect(refusalOf(() => echo(inbound({ method: 'POST', headers: [JSON_TYPE], body: Buffer.from([0x7b, 0xff, 0x7d]) })))).resolves.toMatchObject({
+      code: 'invalid_utf8',
+    });
+    const bom = read(
+      echo(
+        inbound({
+          method: 'POST',
+          headers: [['Content-Type', 'application/json; charset=latin1']],
+          body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]),
+        }),
+      ),
+    );
     expect(bom.json.body).toEqual({ a: 1 });
     expect(bom.json.notes).toEqual([expect.stringContaining('always UTF-8'), expect.stringContaining('byte order mark')]);
   });
@@ -88,7 +104,9 @@ describe('echo', () => {
   });
 
   it('when text is sent, then it is decoded in its charset (UTF-8 when none is named, with a note)', () => {
-    const latin = read(echo(inbound({ method: 'PUT', headers: [['Content-Type', 'text/plain; charset=iso-8859-1']], body: Buffer.from([0x63, 0x61, 0x66, 0xe9]) })));
+    const latin = read(
+      echo(inbound({ method: 'PUT', headers: [['Content-Type', 'text/plain; charset=iso-8859-1']], body: Buffer.from([0x63, 0x61, 0x66, 0xe9]) })),
+    );
     expect(latin.json).toMatchObject({ bodyKind: 'text', body: 'café', bodySize: 4, notes: [] });
     const plain = read(echo(inbound({ method: 'PUT', headers: [['Content-Type', 'text/csv']], body: 'a,b\n1,2' })));
     expect(plain.json).toMatchObject({ bodyKind: 'text', body: 'a,b\n1,2', notes: ['No charset was given; the text was read as UTF-8.'] });

@@ -92,13 +92,19 @@ describe('headers as node normalises them', () => {
 
 describe('media types', () => {
   it('when a Content-Type has parameters, quoted or not, then they are read with lower-case names', () => {
-    expect(parseMediaType('Multipart/Form-Data; Boundary="a b\\"c"; charset=UTF-8;')).toEqual({ essence: 'multipart/form-data', params: { boundary: 'a b"c', charset: 'UTF-8' } });
+    expect(parseMediaType('Multipart/Form-Data; Boundary="a b\\"c"; charset=UTF-8;')).toEqual({
+      essence: 'multipart/form-data',
+      params: { boundary: 'a b"c', charset: 'UTF-8' },
+    });
     expect(parseMediaType('application/vnd.api+json')).toEqual({ essence: 'application/vnd.api+json', params: {} });
   });
 
-  it.each(['json', 'text/', '/plain', 'text/plain; charset', 'text/plain; =x', 'text plain/x', 'text/plain; a="unterminated'])('when the Content-Type is %j, then it is not a media type', (value) => {
-    expect(parseMediaType(value)).toBeNull();
-  });
+  it.each(['json', 'text/', '/plain', 'text/plain; charset', 'text/plain; =x', 'text plain/x', 'text/plain; a="unterminated'])(
+    'when the Content-Type is %j, then it is not a media type',
+    (value) => {
+      expect(parseMediaType(value)).toBeNull();
+    },
+  );
 });
 
 describe('the public base path, for relative Locations', () => {

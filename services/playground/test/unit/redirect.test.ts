@@ -74,7 +74,9 @@ describe('redirect chains', () => {
       arrived: { method: 'GET', contentType: null, body: null, bodyKind: 'none', bodySize: 0 },
       methodChanged: true,
     });
-    expect(final.json.notes[0]).toBe(`Your client turned POST into GET after redirect 1 and dropped the body, as clients do with a ${status}; use 307 or 308 to keep the method and body.`);
+    expect(final.json.notes[0]).toBe(
+      `Your client turned POST into GET after redirect 1 and dropped the body, as clients do with a ${status}; use 307 or 308 to keep the method and body.`,
+    );
   });
 
   it.each([307, 308])('when a POST follows %i redirects, then the method and body arrive unchanged', (status) => {
@@ -118,19 +120,30 @@ describe('redirect chains', () => {
     ['status=abc', 'status must be one of 301, 302, 307 or 308; got "abc".'],
     ['n=3&hop=4&trail=GET-0.GET-0.GET-0.GET-0', 'hop must be from 0 to n (3); got 4.'],
   ])('when the query is %s, then 400 invalid_parameter: %s', async (rawQuery, message) => {
-    await expect(refusalOf(() => redirect(inbound({ path: '/playground/redirect', rawQuery })))).resolves.toEqual({ status: GrpcStatus.INVALID_ARGUMENT, code: 'invalid_parameter', message });
+    await expect(refusalOf(() => redirect(inbound({ path: '/playground/redirect', rawQuery })))).resolves.toEqual({
+      status: GrpcStatus.INVALID_ARGUMENT,
+      code: 'invalid_parameter',
+      message,
+    });
   });
 
-  it.each(['n=3&hop=2&trail=GET-0', 'n=3&hop=1&trail=GET', 'n=3&hop=1&trail=G%2FT-1', 'n=3&hop=1'])('when the trail does not match the hop (%s), then 400 invalid_parameter naming trail', async (rawQuery) => {
-    const refusal = await refusalOf(() => redirect(inbound({ path: '/playground/redirect', rawQuery })));
-    expect(refusal.code).toBe('invalid_parameter');
-    expect(refusal.message).toMatch(/^trail must hold one METHOD-bytes entry per redirect already followed/);
-  });
+  it.each(['n=3&hop=2&trail=GET-0', 'n=3&hop=1&trail=GET', 'n=3&hop=1&trail=G%2FT-1', 'n=3&hop=1'])(
+    'when the trail does not match the hop (%s), then 400 invalid_parameter naming trail',
+    async (rawQuery) => {
+      const refusal = await refusalOf(() => redirect(inbound({ path: '/playground/redirect', rawQuery })));
+      expect(refusal.code).toBe('invalid_parameter');
+      expect(refusal.message).toMatch(/^trail must hold one METHOD-bytes entry per redirect already followed/);
+    },
+  );
 
   it('when every valid combination is asked, then every Location is a path on this host (never //host, never a scheme)', () => {
     for (const status of [301, 302, 307, 308]) {
       for (let n = 1; n <= 10; n++) {
-        const answer = read(redirect(inbound({ method: 'PUT', path: '/playground/redirect', rawQuery: `n=${n}&status=${status}`, baseUrl: 'http://127.0.0.1:8080//x', body: 'b' })));
+        const answer = read(
+          redirect(
+            inbound({ method: 'PUT', path: '/playground/redirect', rawQuery: `n=${n}&status=${status}`, baseUrl: 'http://127.0.0.1:8080//x', body: 'b' }),
+          ),
+        );
         expect(answer.headers.location).toMatch(/^\/(?!\/)[^:]*$/);
       }
     }

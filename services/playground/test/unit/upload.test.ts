@@ -74,7 +74,12 @@ describe('multipart upload parsing', () => {
       { type: 'file', name: 'plain', filename: 'a.txt', contentType: 'text/plain', size: 5, sha256: sha('hello') },
     ]);
     const answer = read(uploadAnswer(report));
-    expect(answer.json).toMatchObject({ files: 4, fields: 2, bodyBytes: report.bodyBytes, limits: { fileBytes: 10485760, requestBytes: 26214400, parts: 20, fieldBytes: 65536 } });
+    expect(answer.json).toMatchObject({
+      files: 4,
+      fields: 2,
+      bodyBytes: report.bodyBytes,
+      limits: { fileBytes: 10485760, requestBytes: 26214400, parts: 20, fieldBytes: 65536 },
+    });
     expect(answer.json.notes).toEqual(['A file part with no file name and no content is what a browser sends for a file input left empty.']);
   });
 
@@ -108,7 +113,11 @@ describe('multipart upload parsing', () => {
 
     it('when the real 10 MiB file limit is crossed, then 413 says 10 MiB', async () => {
       const refusal = await refusedWith(parse(form([{ name: 'f', filename: 'big.bin', data: Buffer.alloc(10 * 1024 * 1024 + 1) }])));
-      expect(refusal).toMatchObject({ status: 413, code: 'file_too_large', message: 'The file part "f" ("big.bin") is larger than the limit of 10 MiB per file.' });
+      expect(refusal).toMatchObject({
+        status: 413,
+        code: 'file_too_large',
+        message: 'The file part "f" ("big.bin") is larger than the limit of 10 MiB per file.',
+      });
     });
 
     it('when the body is larger than the request limit, then 413 body_too_large', async () => {
@@ -135,27 +144,54 @@ describe('multipart upload parsing', () => {
 
     it('when a plain field is longer than its limit, then 413 field_too_large; exactly the limit passes', async () => {
       expect((await parse(form([{ name: 'f', data: 'a'.repeat(100) }]), { limits: small })).parts[0]).toMatchObject({ value: 'a'.repeat(100) });
-      await expect(refusedWith(parse(form([{ name: 'f', data: 'a'.repeat(101) }]), { limits: small }))).resolves.toMatchObject({ status: 413, code: 'field_too_large' });
+      await expect(refusedWith(parse(form([{ name: 'f', data: 'a'.repeat(101) }]), { limits: small }))).resolves.toMatchObject({
+        status: 413,
+        code: 'field_too_large',
+      });
     });
   });
 
   describe('refusals of what is not a multipart body', () => {
     it.each([
       [undefined, 'not_multipart', 'The request has no Content-Type; an upload is multipart/form-data (curl -F file=@photo.jpg, or a browser FormData).'],
-      ['application/json', 'not_multipart', 'The Content-Type is "application/json"; an upload is multipart/form-data (curl -F file=@photo.jpg, or a browser FormData).'],
+      [
+        'application/json',
+        'not_multipart',
+        'The Content-Type is "application/json"; an upload is multipart/form-data (curl -F file=@photo.jpg, or a browser FormData).',
+      ],
       ['multipart/mixed; boundary=x', 'not_multipart', expect.stringContaining('"multipart/mixed; boundary=x"')],
-      ['multipart/form-data', 'malformed_multipart', 'The multipart/form-data Content-Type has no boundary parameter (1 to 70 characters), so the parts cannot be found.'],
+      [
+        'multipart/form-data',
+        'malformed_multipart',
+        'The multipart/form-data Content-Type has no boundary parameter (1 to 70 characters), so the parts cannot be found.',
+      ],
       [`multipart/form-data; boundary=${'b'.repeat(71)}`, 'malformed_multipart', expect.stringContaining('an invalid boundary')],
     ])('when the Content-Type is %j, then 400 %s', async (type, code, message) => {
       await expect(refusalOf(() => MultipartReader.open(type))).resolves.toEqual({ status: GrpcStatus.INVALID_ARGUMENT, code, message });
     });
 
     it.each([
-      ['the closing boundary is missing', form([{ name: 'a', data: 'x' }]).subarray(0, -(BOUNDARY.length + 6)), 'The multipart body is malformed: the body ended before the closing boundary (--boundary--).'],
+      [
+        'the closing boundary is missing',
+        form([{ name: 'a', data: 'x' }]).subarray(0, -(BOUNDARY.length + 6)),
+        'The multipart body is malformed: the body ended before the closing boundary (--boundary--).',
+      ],
       ['the body is empty', Buffer.alloc(0), 'The multipart body is malformed: the body ended before the closing boundary (--boundary--).'],
-      ['the boundary never appears', Buffer.from('just some text'), 'The multipart body is malformed: the body ended before the closing boundary (--boundary--).'],
-      ['a part header has no colon', Buffer.from(`--${BOUNDARY}\r\nnot a header\r\n\r\nx\r\n--${BOUNDARY}--\r\n`), 'The multipart body is malformed: malformed part header.'],
-      ['a file stops mid-way', Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="a"\r\n\r\nhalf a fi`), expect.stringMatching(/^The multipart body is malformed: /)],
+      [
+        'the boundary never appears',
+        Buffer.from('just some text'),
+        'The multipart body is malformed: the body ended before the closing boundary (--boundary--).',
+      ],
+      [
+        'a part header has no colon',
+        Buffer.from(`--${BOUNDARY}\r\nnot a header\r\n\r\nx\r\n--${BOUNDARY}--\r\n`),
+        'The multipart body is malformed: malformed part header.',
+      ],
+      [
+        'a file stops mid-way',
+        Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; filename="a"\r\n\r\nhalf a fi`),
+        expect.stringMatching(/^The multipart body is malformed: /),
+      ],
     ])('when %s, then 400 malformed_multipart saying why', async (_case, body, message) => {
       await expect(refusedWith(parse(body))).resolves.toEqual({ status: GrpcStatus.INVALID_ARGUMENT, code: 'malformed_multipart', message });
     });

@@ -32,7 +32,26 @@ const TEAMS: ReadonlyArray<readonly [string, string, string, string, boolean]> =
 const FORMATS = { Test: 0, ODI: 50, T20I: 20 } as const;
 type Format = keyof typeof FORMATS;
 /** By position in the squad: a balanced eighteen, captain first. */
-const ROLES = ['batter', 'batter', 'batter', 'batter', 'batter', 'batter', 'batter', 'wicketkeeper', 'wicketkeeper', 'all-rounder', 'all-rounder', 'all-rounder', 'bowler', 'bowler', 'bowler', 'bowler', 'bowler', 'bowler'];
+const ROLES = [
+  'batter',
+  'batter',
+  'batter',
+  'batter',
+  'batter',
+  'batter',
+  'batter',
+  'wicketkeeper',
+  'wicketkeeper',
+  'all-rounder',
+  'all-rounder',
+  'all-rounder',
+  'bowler',
+  'bowler',
+  'bowler',
+  'bowler',
+  'bowler',
+  'bowler',
+];
 const BOWLING_STYLES = ['right-arm fast', 'left-arm fast', 'right-arm medium', 'right-arm off-break', 'right-arm leg-break', 'left-arm orthodox'];
 
 const teamKey = streamKey(PACK, 'teams');
@@ -82,7 +101,11 @@ function limitedOvers(rng: Rng, overs: number, a: number, b: number): { innings:
   const chase = rng.next();
   if (chase < 0.48) {
     const wickets = rng.int(1, 9);
-    return { innings: [first, innings(rng, b, a, r1 + 1 + rng.int(0, 5), wickets, rng.int(Math.round(maxBalls * 0.55), maxBalls))], winner: b, margin: plural(10 - wickets, 'wicket') };
+    return {
+      innings: [first, innings(rng, b, a, r1 + 1 + rng.int(0, 5), wickets, rng.int(Math.round(maxBalls * 0.55), maxBalls))],
+      winner: b,
+      margin: plural(10 - wickets, 'wicket'),
+    };
   }
   if (chase < 0.49) {
     return { innings: [first, innings(rng, b, a, r1, rng.int(5, 9), maxBalls)], winner: -1, margin: null };
@@ -130,7 +153,9 @@ function test(rng: Rng, a: number, b: number): { innings: Innings[]; winner: num
   // All out one short of the target would be a tie, which this data leaves out.
   const runs = rng.int(Math.round(target * 0.3), allOut ? target - 2 : target - 1);
   const fourth = innings(rng, b, a, runs, allOut ? 10 : rng.int(3, 9), testBalls(rng, runs));
-  return allOut ? { innings: [...played, fourth], winner: a, margin: plural(target - 1 - runs, 'run') } : { innings: [...played, fourth], winner: -1, margin: null };
+  return allOut
+    ? { innings: [...played, fourth], winner: a, margin: plural(target - 1 - runs, 'run') }
+    : { innings: [...played, fourth], winner: -1, margin: null };
 }
 
 /** Everything the match row and its innings rows must agree on, from one sub-stream. */
@@ -191,7 +216,14 @@ function playerRow(index: number): Row {
     debut_on: formatDate(debut),
     matches,
     runs: Math.round(matches * batting * rng.float(1.1, 1.6)),
-    wickets: role === 'bowler' ? Math.round(matches * rng.float(1.1, 2.2)) : role === 'all-rounder' ? Math.round(matches * rng.float(0.5, 1.2)) : bowls ? rng.int(0, Math.round(matches * 0.2)) : 0,
+    wickets:
+      role === 'bowler'
+        ? Math.round(matches * rng.float(1.1, 2.2))
+        : role === 'all-rounder'
+          ? Math.round(matches * rng.float(0.5, 1.2))
+          : bowls
+            ? rng.int(0, Math.round(matches * 0.2))
+            : 0,
   };
 }
 
@@ -248,7 +280,13 @@ export const teams: EntityDefinition = {
     { name: 'short_name', type: 'string', meaning: 'Scorecard abbreviation.' },
     { name: 'home_ground', type: 'string', meaning: 'Ground of its home matches.', nest: { in: 'home', as: 'ground' } },
     { name: 'city', type: 'string', meaning: 'City of the home ground.', nest: { in: 'home', as: 'city' } },
-    { name: 'captain_player_id', type: 'string', meaning: 'Captain, one of its players.', references: { entity: 'players', field: 'id' }, nest: { in: 'staff', as: 'captain_player_id' } },
+    {
+      name: 'captain_player_id',
+      type: 'string',
+      meaning: 'Captain, one of its players.',
+      references: { entity: 'players', field: 'id' },
+      nest: { in: 'staff', as: 'captain_player_id' },
+    },
     { name: 'coach', type: 'string', meaning: 'Head coach.', nest: { in: 'staff', as: 'coach' } },
     { name: 'plays_tests', type: 'boolean', meaning: 'True for Test-playing nations; only they meet in Tests.' },
   ],
@@ -289,15 +327,46 @@ export const matches: EntityDefinition = {
     { name: 'id', type: 'string', meaning: 'Match identifier.' },
     { name: 'format', type: 'string', meaning: 'Test, ODI or T20I.' },
     { name: 'starts_at', type: 'datetime', meaning: 'Scheduled start (UTC).' },
-    { name: 'venue', type: 'string', meaning: 'Ground: the home team\'s.', nest: { in: 'venue', as: 'ground' } },
+    { name: 'venue', type: 'string', meaning: "Ground: the home team's.", nest: { in: 'venue', as: 'ground' } },
     { name: 'city', type: 'string', meaning: 'City of the ground.', nest: { in: 'venue', as: 'city' } },
     { name: 'home_team_id', type: 'string', meaning: 'Home team.', references: { entity: 'teams', field: 'id' }, nest: { in: 'teams', as: 'home_id' } },
-    { name: 'away_team_id', type: 'string', meaning: 'Visiting team, never the home team.', references: { entity: 'teams', field: 'id' }, nest: { in: 'teams', as: 'away_id' } },
-    { name: 'toss_winner_team_id', type: 'string', meaning: 'Team that won the toss.', references: { entity: 'teams', field: 'id' }, nest: { in: 'toss', as: 'winner_team_id' } },
-    { name: 'batting_first_team_id', type: 'string', meaning: 'Team that batted first.', references: { entity: 'teams', field: 'id' }, nest: { in: 'toss', as: 'batting_first_team_id' } },
+    {
+      name: 'away_team_id',
+      type: 'string',
+      meaning: 'Visiting team, never the home team.',
+      references: { entity: 'teams', field: 'id' },
+      nest: { in: 'teams', as: 'away_id' },
+    },
+    {
+      name: 'toss_winner_team_id',
+      type: 'string',
+      meaning: 'Team that won the toss.',
+      references: { entity: 'teams', field: 'id' },
+      nest: { in: 'toss', as: 'winner_team_id' },
+    },
+    {
+      name: 'batting_first_team_id',
+      type: 'string',
+      meaning: 'Team that batted first.',
+      references: { entity: 'teams', field: 'id' },
+      nest: { in: 'toss', as: 'batting_first_team_id' },
+    },
     { name: 'result', type: 'string', meaning: 'home_win, away_win, draw (Tests) or tie.', nest: { in: 'outcome', as: 'result' } },
-    { name: 'winner_team_id', type: 'string', nullable: true, meaning: 'Winning team; null for a draw or tie.', references: { entity: 'teams', field: 'id' }, nest: { in: 'outcome', as: 'winner_team_id' } },
-    { name: 'margin', type: 'string', nullable: true, meaning: 'Winning margin, e.g. "6 wickets"; null for a draw or tie.', nest: { in: 'outcome', as: 'margin' } },
+    {
+      name: 'winner_team_id',
+      type: 'string',
+      nullable: true,
+      meaning: 'Winning team; null for a draw or tie.',
+      references: { entity: 'teams', field: 'id' },
+      nest: { in: 'outcome', as: 'winner_team_id' },
+    },
+    {
+      name: 'margin',
+      type: 'string',
+      nullable: true,
+      meaning: 'Winning margin, e.g. "6 wickets"; null for a draw or tie.',
+      nest: { in: 'outcome', as: 'margin' },
+    },
     { name: 'innings_count', type: 'integer', meaning: 'Number of innings rows of the match.' },
   ],
   row: matchRow,

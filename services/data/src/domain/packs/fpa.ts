@@ -7,15 +7,36 @@ import { fullName, idOf, round2 } from '../values';
 const PACK = 'fpa';
 
 const DEPARTMENTS = [
-  ['Finance', 'FIN'], ['Sales', 'SAL'], ['Marketing', 'MKT'], ['Engineering', 'ENG'],
-  ['Product', 'PRD'], ['Operations', 'OPS'], ['Customer Success', 'CSM'], ['People', 'PPL'],
-  ['Legal', 'LEG'], ['IT', 'ITS'], ['Facilities', 'FAC'], ['Research', 'RND'],
+  ['Finance', 'FIN'],
+  ['Sales', 'SAL'],
+  ['Marketing', 'MKT'],
+  ['Engineering', 'ENG'],
+  ['Product', 'PRD'],
+  ['Operations', 'OPS'],
+  ['Customer Success', 'CSM'],
+  ['People', 'PPL'],
+  ['Legal', 'LEG'],
+  ['IT', 'ITS'],
+  ['Facilities', 'FAC'],
+  ['Research', 'RND'],
 ] as const;
 const REGIONS = ['North America', 'EMEA', 'APAC', 'LATAM'];
 const LOCATIONS = ['New York', 'London', 'Singapore', 'Berlin', 'Toronto', 'Sydney', 'São Paulo', 'Bangalore', 'Austin', 'Dublin'];
 const COST_CENTER_PURPOSES = [
-  'Payroll', 'Travel', 'Software', 'Contractors', 'Training', 'Equipment', 'Events', 'Consulting',
-  'Recruiting', 'Rent', 'Cloud Hosting', 'Programs', 'Subscriptions', 'Research Grants',
+  'Payroll',
+  'Travel',
+  'Software',
+  'Contractors',
+  'Training',
+  'Equipment',
+  'Events',
+  'Consulting',
+  'Recruiting',
+  'Rent',
+  'Cloud Hosting',
+  'Programs',
+  'Subscriptions',
+  'Research Grants',
 ];
 const CURRENCY = 'USD';
 /** Actuals cover the 24 months before the reference date. */
@@ -129,7 +150,13 @@ export const costCenters: EntityDefinition = {
   fields: [
     { name: 'id', type: 'string', meaning: 'Cost center code.' },
     { name: 'name', type: 'string', meaning: 'Descriptive name: department, purpose and location.' },
-    { name: 'department_id', type: 'string', meaning: 'Owning department.', references: { entity: 'departments', field: 'id' }, nest: { in: 'department', as: 'id' } },
+    {
+      name: 'department_id',
+      type: 'string',
+      meaning: 'Owning department.',
+      references: { entity: 'departments', field: 'id' },
+      nest: { in: 'department', as: 'id' },
+    },
     { name: 'department_name', type: 'string', meaning: 'Name of the owning department.', nest: { in: 'department', as: 'name' } },
     { name: 'location', type: 'string', meaning: 'Office the spending belongs to.' },
     { name: 'owner', type: 'string', meaning: 'Person accountable for the spending.' },
@@ -150,8 +177,20 @@ export const actuals: EntityDefinition = {
   primaryKey: ['id'],
   fields: [
     { name: 'id', type: 'string', meaning: 'Ledger line identifier.' },
-    { name: 'cost_center_id', type: 'string', meaning: 'Cost center the spending is booked to.', references: { entity: 'cost_centers', field: 'id' }, nest: { in: 'cost_center', as: 'id' } },
-    { name: 'department_id', type: 'string', meaning: 'Department owning that cost center (the roll-up).', references: { entity: 'departments', field: 'id' }, nest: { in: 'department', as: 'id' } },
+    {
+      name: 'cost_center_id',
+      type: 'string',
+      meaning: 'Cost center the spending is booked to.',
+      references: { entity: 'cost_centers', field: 'id' },
+      nest: { in: 'cost_center', as: 'id' },
+    },
+    {
+      name: 'department_id',
+      type: 'string',
+      meaning: 'Department owning that cost center (the roll-up).',
+      references: { entity: 'departments', field: 'id' },
+      nest: { in: 'department', as: 'id' },
+    },
     { name: 'period', type: 'date', meaning: 'First day of the month the line covers.' },
     { name: 'budget', type: 'number', meaning: 'Planned spend for the month.', nest: { in: 'amounts', as: 'budget' } },
     { name: 'actual', type: 'number', meaning: 'Actual spend for the month.', nest: { in: 'amounts', as: 'actual' } },

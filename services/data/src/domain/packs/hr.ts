@@ -14,18 +14,31 @@ const MANAGERS = 6;
 
 // [department, the role its people mostly hold, typical base salary in USD]
 const DEPARTMENTS: ReadonlyArray<readonly [string, string, number]> = [
-  ['Engineering', 'Software Engineer', 135000], ['Sales', 'Account Executive', 90000],
-  ['Marketing', 'Marketing Specialist', 80000], ['Finance', 'Financial Analyst', 85000],
-  ['People', 'People Partner', 75000], ['Customer Support', 'Support Specialist', 55000],
-  ['Product', 'Product Manager', 130000], ['Design', 'Product Designer', 110000],
-  ['Legal', 'Counsel', 140000], ['Operations', 'Operations Analyst', 70000],
-  ['Data', 'Data Scientist', 125000], ['Security', 'Security Engineer', 140000],
-  ['Facilities', 'Facilities Coordinator', 50000], ['Procurement', 'Buyer', 65000],
+  ['Engineering', 'Software Engineer', 135000],
+  ['Sales', 'Account Executive', 90000],
+  ['Marketing', 'Marketing Specialist', 80000],
+  ['Finance', 'Financial Analyst', 85000],
+  ['People', 'People Partner', 75000],
+  ['Customer Support', 'Support Specialist', 55000],
+  ['Product', 'Product Manager', 130000],
+  ['Design', 'Product Designer', 110000],
+  ['Legal', 'Counsel', 140000],
+  ['Operations', 'Operations Analyst', 70000],
+  ['Data', 'Data Scientist', 125000],
+  ['Security', 'Security Engineer', 140000],
+  ['Facilities', 'Facilities Coordinator', 50000],
+  ['Procurement', 'Buyer', 65000],
 ];
 // [office, currency, salary factor against USD-based pay]
 const LOCATIONS: ReadonlyArray<readonly [string, string, number]> = [
-  ['New York', 'USD', 1.15], ['Austin', 'USD', 1.0], ['London', 'GBP', 0.72], ['Berlin', 'EUR', 0.78],
-  ['Toronto', 'CAD', 1.2], ['Singapore', 'SGD', 1.25], ['Bangalore', 'INR', 30], ['Remote', 'USD', 0.95],
+  ['New York', 'USD', 1.15],
+  ['Austin', 'USD', 1.0],
+  ['London', 'GBP', 0.72],
+  ['Berlin', 'EUR', 0.78],
+  ['Toronto', 'CAD', 1.2],
+  ['Singapore', 'SGD', 1.25],
+  ['Bangalore', 'INR', 30],
+  ['Remote', 'USD', 0.95],
 ];
 const SENIORITY = ['Associate', '', 'Senior', 'Staff'];
 
@@ -101,7 +114,8 @@ function employeeRow(index: number): Row {
   const [location, currency, factor] = rng.pick(LOCATIONS);
   const tenure = tenureOf(index);
   const seniority = local === 0 ? 2.2 : local < MANAGERS ? 1.6 : 0.75 + rng.int(0, 3) * 0.2;
-  const title = local === 0 ? `Head of ${departmentName}` : local < MANAGERS ? `${role} Manager` : `${SENIORITY[Math.round((seniority - 0.75) / 0.2)]} ${role}`.trim();
+  const title =
+    local === 0 ? `Head of ${departmentName}` : local < MANAGERS ? `${role} Manager` : `${SENIORITY[Math.round((seniority - 0.75) / 0.2)]} ${role}`.trim();
   const manager = local === 0 ? -1 : local < MANAGERS ? 0 : rng.int(0, MANAGERS - 1);
   return {
     id: employeeId(index),
@@ -150,7 +164,13 @@ export const departments: EntityDefinition = {
     { name: 'id', type: 'string', meaning: 'Department identifier.' },
     { name: 'name', type: 'string', meaning: 'Department name.' },
     { name: 'location', type: 'string', meaning: 'Main office of the department.' },
-    { name: 'head_employee_id', type: 'string', meaning: 'Employee who heads the department.', references: { entity: 'employees', field: 'id' }, nest: { in: 'head', as: 'employee_id' } },
+    {
+      name: 'head_employee_id',
+      type: 'string',
+      meaning: 'Employee who heads the department.',
+      references: { entity: 'employees', field: 'id' },
+      nest: { in: 'head', as: 'employee_id' },
+    },
     { name: 'headcount', type: 'integer', meaning: 'Employees still employed at the end of 2025: the active employees, and the last headcount row.' },
     { name: 'founded_on', type: 'date', meaning: 'Date the department was created.' },
   ],
@@ -170,12 +190,30 @@ export const employees: EntityDefinition = {
     { name: 'last_name', type: 'string', meaning: 'Family name.', nest: { in: 'name', as: 'last' } },
     { name: 'email', type: 'string', meaning: 'Work email, unique.' },
     { name: 'job_title', type: 'string', meaning: 'Job title.' },
-    { name: 'department_id', type: 'string', meaning: 'Department the employee belongs to.', references: { entity: 'departments', field: 'id' }, nest: { in: 'department', as: 'id' } },
+    {
+      name: 'department_id',
+      type: 'string',
+      meaning: 'Department the employee belongs to.',
+      references: { entity: 'departments', field: 'id' },
+      nest: { in: 'department', as: 'id' },
+    },
     { name: 'department_name', type: 'string', meaning: 'Name of that department.', nest: { in: 'department', as: 'name' } },
-    { name: 'manager_id', type: 'string', nullable: true, meaning: 'Line manager, in the same department; null for the department head.', references: { entity: 'employees', field: 'id' } },
+    {
+      name: 'manager_id',
+      type: 'string',
+      nullable: true,
+      meaning: 'Line manager, in the same department; null for the department head.',
+      references: { entity: 'employees', field: 'id' },
+    },
     { name: 'location', type: 'string', meaning: 'Office the employee works from.' },
     { name: 'hire_date', type: 'date', meaning: 'First day employed.', nest: { in: 'employment', as: 'hire_date' } },
-    { name: 'termination_date', type: 'date', nullable: true, meaning: 'Last day employed; null while employed.', nest: { in: 'employment', as: 'termination_date' } },
+    {
+      name: 'termination_date',
+      type: 'date',
+      nullable: true,
+      meaning: 'Last day employed; null while employed.',
+      nest: { in: 'employment', as: 'termination_date' },
+    },
     { name: 'active', type: 'boolean', meaning: 'True while employed.', nest: { in: 'employment', as: 'active' } },
     { name: 'salary', type: 'integer', meaning: 'Annual base salary.', nest: { in: 'compensation', as: 'salary' } },
     { name: 'currency', type: 'string', meaning: 'Currency of the salary, from the location.', nest: { in: 'compensation', as: 'currency' } },

@@ -33,4 +33,3 @@ export function findEntity(packName: string, entityName: string): EntityDefiniti
 export function entityOrdinal(entity: EntityDefinition): number {
   return ENTITIES.indexOf(entity);
 }
-

@@ -24,7 +24,20 @@ const CHANNELS: ReadonlyArray<readonly [string, string, string, number, number, 
   ['Reddit Ads', 'paid_social', 'CPC', 0.009, 0.02, 0.8],
 ];
 const OBJECTIVES = ['awareness', 'traffic', 'leads', 'sales', 'retention'];
-const THEMES = ['Spring Launch', 'Summer Sale', 'Back to School', 'Black Friday', 'Holiday Gifts', 'Brand Always-On', 'Product Webinar', 'Free Trial', 'Win-Back', 'New Market', 'Loyalty Rewards', 'Referral Push'];
+const THEMES = [
+  'Spring Launch',
+  'Summer Sale',
+  'Back to School',
+  'Black Friday',
+  'Holiday Gifts',
+  'Brand Always-On',
+  'Product Webinar',
+  'Free Trial',
+  'Win-Back',
+  'New Market',
+  'Loyalty Rewards',
+  'Referral Push',
+];
 
 const channelKey = streamKey(PACK, 'channels');
 const campaignKey = streamKey(PACK, 'campaigns');
@@ -142,7 +155,13 @@ export const campaigns: EntityDefinition = {
   fields: [
     { name: 'id', type: 'string', meaning: 'Campaign identifier.' },
     { name: 'name', type: 'string', meaning: 'Campaign name.' },
-    { name: 'channel_id', type: 'string', meaning: 'Channel the campaign runs on.', references: { entity: 'channels', field: 'id' }, nest: { in: 'channel', as: 'id' } },
+    {
+      name: 'channel_id',
+      type: 'string',
+      meaning: 'Channel the campaign runs on.',
+      references: { entity: 'channels', field: 'id' },
+      nest: { in: 'channel', as: 'id' },
+    },
     { name: 'channel_name', type: 'string', meaning: 'Name of that channel.', nest: { in: 'channel', as: 'name' } },
     { name: 'objective', type: 'string', meaning: 'Goal: awareness, traffic, leads, sales or retention.' },
     { name: 'status', type: 'string', meaning: 'active if it runs on 2025-12-31, otherwise completed.' },
@@ -165,8 +184,20 @@ export const daily: EntityDefinition = {
   fields: [
     { name: 'id', type: 'string', meaning: 'Row identifier.' },
     { name: 'date', type: 'date', meaning: 'Day reported, within the campaign dates.' },
-    { name: 'campaign_id', type: 'string', meaning: 'Campaign reported.', references: { entity: 'campaigns', field: 'id' }, nest: { in: 'campaign', as: 'id' } },
-    { name: 'channel_id', type: 'string', meaning: 'Channel of that campaign.', references: { entity: 'channels', field: 'id' }, nest: { in: 'channel', as: 'id' } },
+    {
+      name: 'campaign_id',
+      type: 'string',
+      meaning: 'Campaign reported.',
+      references: { entity: 'campaigns', field: 'id' },
+      nest: { in: 'campaign', as: 'id' },
+    },
+    {
+      name: 'channel_id',
+      type: 'string',
+      meaning: 'Channel of that campaign.',
+      references: { entity: 'channels', field: 'id' },
+      nest: { in: 'channel', as: 'id' },
+    },
     { name: 'impressions', type: 'integer', meaning: 'Times an ad was shown.', nest: { in: 'delivery', as: 'impressions' } },
     { name: 'clicks', type: 'integer', meaning: 'Clicks; never more than impressions.', nest: { in: 'delivery', as: 'clicks' } },
     { name: 'conversions', type: 'integer', meaning: 'Conversions; never more than clicks.', nest: { in: 'delivery', as: 'conversions' } },

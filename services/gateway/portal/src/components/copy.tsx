@@ -35,7 +35,11 @@ export function CopyButton({ text, what, targetId }: { text: string; what: strin
         Copy <span class="visually-hidden">{what}</span>
       </button>
       <span role="status" class="copy-status">
-        {outcome === 'copied' ? `${what} copied.` : outcome === 'manual' ? 'Copying is not available here: the text is selected, press Ctrl+C (⌘C on a Mac).' : ''}
+        {outcome === 'copied'
+          ? `${what} copied.`
+          : outcome === 'manual'
+            ? 'Copying is not available here: the text is selected, press Ctrl+C (⌘C on a Mac).'
+            : ''}
       </span>
     </span>
   );

@@ -150,8 +150,8 @@ function RevealedPanel({ app, values, onHide }: { app: App; values: Issued; onHi
         Save {shown.length > 1 ? 'these credentials' : 'this credential'} now
       </h2>
       <p class="warning">
-        <strong>You will not see {shown.length > 1 ? 'these values' : 'this value'} again.</strong> Copy {shown.length > 1 ? 'them' : 'it'} somewhere
-        safe now: the sandbox keeps only hashes and hints. If one is lost, rotate it.
+        <strong>You will not see {shown.length > 1 ? 'these values' : 'this value'} again.</strong> Copy {shown.length > 1 ? 'them' : 'it'} somewhere safe now:
+        the sandbox keeps only hashes and hints. If one is lost, rotate it.
       </p>
       <dl class="secrets">
         <div>
@@ -216,10 +216,7 @@ function CredentialsSection({ app, onUpdated, ask }: { app: App; onUpdated: (ans
     ask({
       title: `Regenerate the App Secret of ${named(app)}?`,
       body: (
-        <p>
-          The current App Secret of {named(app)} stops working within a second. OAuth tokens already issued keep working until they expire or are
-          revoked.
-        </p>
+        <p>The current App Secret of {named(app)} stops working within a second. OAuth tokens already issued keep working until they expire or are revoked.</p>
       ),
       confirmLabel: 'Regenerate the App Secret',
       action: async () => {
@@ -242,7 +239,8 @@ function CredentialsSection({ app, onUpdated, ask }: { app: App; onUpdated: (ans
           <div key={name}>
             <dt>{CREDENTIAL_WORDS[name]}</dt>
             <dd>
-              ends in <code>…{app.credentials[name].hint}</code>, issued <time dateTime={app.credentials[name].createdAt}>{formatTime(app.credentials[name].createdAt)}</time>
+              ends in <code>…{app.credentials[name].hint}</code>, issued{' '}
+              <time dateTime={app.credentials[name].createdAt}>{formatTime(app.credentials[name].createdAt)}</time>
             </dd>
           </div>
         ))}
@@ -394,11 +392,21 @@ function RedirectUrisSection({ app, onUpdated }: { app: App; onUpdated: (answer:
     <section class="card" aria-labelledby="redirect-title">
       <h2 id="redirect-title">Redirect URIs</h2>
       <p class="hint" id="redirect-hint">
-        Where OAuth 2.0 sends authorization codes, matched exactly. At most {REDIRECT_URIS_MAX}: https://…, http:// only with 127.0.0.1, [::1] or
-        localhost, or an app scheme such as com.example.app:/callback.
+        Where OAuth 2.0 sends authorization codes, matched exactly. At most {REDIRECT_URIS_MAX}: https://…, http:// only with 127.0.0.1, [::1] or localhost, or
+        an app scheme such as com.example.app:/callback.
       </p>
       {!active ? (
-        <ul>{app.redirectUris.length ? app.redirectUris.map((uri) => <li key={uri}><code>{uri}</code></li>) : <li>none</li>}</ul>
+        <ul>
+          {app.redirectUris.length ? (
+            app.redirectUris.map((uri) => (
+              <li key={uri}>
+                <code>{uri}</code>
+              </li>
+            ))
+          ) : (
+            <li>none</li>
+          )}
+        </ul>
       ) : (
         <form noValidate onSubmit={save}>
           {uris.length === 0 && <p>No redirect URIs yet.</p>}

@@ -45,8 +45,8 @@ export function AppsScreen({ flash, onCreated }: { flash?: string; onCreated: (a
       title: 'Delete all your apps?',
       body: (
         <p>
-          This deletes {apps?.length ? `all ${plural(apps.length, 'app')}` : 'every app'} of yours permanently, with their credentials and request logs.
-          Their credentials stop working at once. This cannot be undone.
+          This deletes {apps?.length ? `all ${plural(apps.length, 'app')}` : 'every app'} of yours permanently, with their credentials and request logs. Their
+          credentials stop working at once. This cannot be undone.
         </p>
       ),
       confirmLabel: 'Delete all my apps',

@@ -78,13 +78,11 @@ export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issu
         </div>
       </dl>
       {filled ? (
-        <p class="warning">
-          The code below holds the credentials you have on screen right now. Keep it to yourself: anyone with it can act as {app.name}.
-        </p>
+        <p class="warning">The code below holds the credentials you have on screen right now. Keep it to yourself: anyone with it can act as {app.name}.</p>
       ) : (
         <p class="notice">
-          Secrets appear as placeholders such as <code>&lt;YOUR_API_KEY&gt;</code>: put in the values you saved when the app was created or its
-          credentials were rotated.
+          Secrets appear as placeholders such as <code>&lt;YOUR_API_KEY&gt;</code>: put in the values you saved when the app was created or its credentials were
+          rotated.
         </p>
       )}
       {!target.held && <p class="warning">This app holds no pack scope, so every data request answers 403. Add one under Scopes on the app's page.</p>}
@@ -109,12 +107,15 @@ export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issu
           </p>
         )}
         {authStyle === 'hmac' && (
-          <p class="hint">
-            Behind a proxy that adds a path prefix, sign the path as the sandbox receives it (below the base URL), as the code does.
-          </p>
+          <p class="hint">Behind a proxy that adds a path prefix, sign the path as the sandbox receives it (below the base URL), as the code does.</p>
         )}
         {LANGUAGES.map((language) => (
-          <Snippet key={`auth-${authStyle}-${language.id}`} id={`auth-${language.id}`} title={language.title} code={authSnippet(authStyle, language.id, input)} />
+          <Snippet
+            key={`auth-${authStyle}-${language.id}`}
+            id={`auth-${language.id}`}
+            title={language.title}
+            code={authSnippet(authStyle, language.id, input)}
+          />
         ))}
       </section>
 
@@ -132,7 +133,12 @@ export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issu
         </div>
         <p>{paging.how} Each page is read with the API key in the x-api-key header.</p>
         {LANGUAGES.map((language) => (
-          <Snippet key={`page-${pageStyle}-${language.id}`} id={`page-${language.id}`} title={language.title} code={paginationSnippet(pageStyle, language.id, input)} />
+          <Snippet
+            key={`page-${pageStyle}-${language.id}`}
+            id={`page-${language.id}`}
+            title={language.title}
+            code={paginationSnippet(pageStyle, language.id, input)}
+          />
         ))}
       </section>
     </>

@@ -99,8 +99,8 @@ export function SignInScreen({ notice, ssoError, onSignedIn }: { notice?: string
         </div>
       )}
       <p class="lead">
-        Register apps, get their credentials and try every authentication and pagination style of the Training Sandbox. This is a practice
-        sandbox: never use a password or credential you use anywhere real.
+        Register apps, get their credentials and try every authentication and pagination style of the Training Sandbox. This is a practice sandbox: never use a
+        password or credential you use anywhere real.
       </p>
       {sso && !registering && (
         <p class="sso">

@@ -40,7 +40,10 @@ export function digestScheme(clients: BackendClients): AuthScheme {
     async verify(authorization, ctx) {
       const username = digestUsername(authorization);
       if (username) ctx.logAs = { appId: username, style: 'digest' };
-      const answer = await clients.oauth.digestVerify({ method: ctx.method, uri: ctx.asSent(ctx.request.url ?? ctx.path), authorization }, { requestId: ctx.requestId });
+      const answer = await clients.oauth.digestVerify(
+        { method: ctx.method, uri: ctx.asSent(ctx.request.url ?? ctx.path), authorization },
+        { requestId: ctx.requestId },
+      );
       // A stale nonce (RFC 7616 3.3): refused with the service's own fresh challenges, which say stale=true.
       if (!answer.check?.ok && answer.wwwAuthenticate.length) {
         throw unauthenticated('invalid_credentials', answer.check?.reason || 'The nonce has expired.').withChallenge(answer.wwwAuthenticate);
@@ -51,4 +54,3 @@ export function digestScheme(clients: BackendClients): AuthScheme {
     freshChallenge: fresh,
   };
 }
-

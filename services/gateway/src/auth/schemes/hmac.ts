@@ -23,7 +23,8 @@ export function hmacScheme(clients: BackendClients): AuthScheme {
     async verify(_where, ctx) {
       const values = HEADERS.map((name) => ctx.headers[name]);
       const missing = HEADERS.filter((_name, i) => typeof values[i] !== 'string' || values[i] === '');
-      if (missing.length) return { ok: false, reason: `All three headers are required: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing or empty.` };
+      if (missing.length)
+        return { ok: false, reason: `All three headers are required: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing or empty.` };
       const [appId, timestamp, signature] = values as string[];
       ctx.logAs = { appId, style: 'hmac' };
       const { check } = await clients.oauth.verifyHmac(

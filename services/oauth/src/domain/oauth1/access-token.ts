@@ -25,7 +25,8 @@ export async function accessToken(deps: OAuth1Deps, request: oauth.SignedRequest
       required: ['oauth_token', 'oauth_verifier'],
       async token(protocol, consumerKey) {
         const token = protocol.get('oauth_token')!;
-        const rejected = (problem: 'token_rejected' | 'token_expired' | 'token_used', why: string) => oauth1Problem(problem, `oauth_token ${quoteInput(token, { max: 20, quotes: 'single' })} ${why}`);
+        const rejected = (problem: 'token_rejected' | 'token_expired' | 'token_used', why: string) =>
+          oauth1Problem(problem, `oauth_token ${quoteInput(token, { max: 20, quotes: 'single' })} ${why}`);
         if (!REQUEST_TOKEN_PATTERN.test(token)) {
           const already = token.startsWith(ACCESS_TOKEN_PREFIX) ? ' This is an access token: leg 3 is signed with the temporary token and its secret.' : '';
           throw rejected('token_rejected', `is not a temporary token this sandbox issued (they start with o1rt_).${already}`);
@@ -33,10 +34,16 @@ export async function accessToken(deps: OAuth1Deps, request: oauth.SignedRequest
         const [use, record] = await Promise.all([state.requestTokenUse(token), state.findRequestToken(token)]);
         // Read side by side, the two can straddle another request's exchange: no use yet, and the token already gone. Asked again, the use is there.
         const used = use ?? (record ? undefined : await state.requestTokenUse(token));
-        if (used) throw rejected('token_used', `was already exchanged for an access token at ${new Date(used.usedAt).toISOString()}: a temporary token works once; start again at leg 1.`);
-        if (!record) throw rejected('token_rejected', 'is unknown or expired: temporary tokens live 10 minutes; start again at leg 1 (POST /oauth1/request_token).');
+        if (used)
+          throw rejected(
+            'token_used',
+            `was already exchanged for an access token at ${new Date(used.usedAt).toISOString()}: a temporary token works once; start again at leg 1.`,
+          );
+        if (!record)
+          throw rejected('token_rejected', 'is unknown or expired: temporary tokens live 10 minutes; start again at leg 1 (POST /oauth1/request_token).');
         if (record.app !== consumerKey) throw rejected('token_rejected', 'was issued to another consumer key: legs 1 and 3 must use the same App ID.');
-        if (record.expiresAt <= deps.clock()) throw rejected('token_expired', `expired at ${new Date(record.expiresAt).toISOString()} (temporary tokens live 10 minutes): start again at leg 1.`);
+        if (record.expiresAt <= deps.clock())
+          throw rejected('token_expired', `expired at ${new Date(record.expiresAt).toISOString()} (temporary tokens live 10 minutes): start again at leg 1.`);
         return { secret: requestTokenSecret(key, token), words: 'the temporary token secret from leg 1', context: record };
       },
     },
@@ -51,7 +58,10 @@ export async function accessToken(deps: OAuth1Deps, request: oauth.SignedRequest
     );
   }
   if (!(await state.claimRequestToken(token, checked.token.context, { usedAt: deps.clock() }))) {
-    throw oauth1Problem('token_used', `oauth_token ${quoteInput(token, { max: 20, quotes: 'single' })} was exchanged for an access token by another request a moment ago: a temporary token works once.`);
+    throw oauth1Problem(
+      'token_used',
+      `oauth_token ${quoteInput(token, { max: 20, quotes: 'single' })} was exchanged for an access token by another request a moment ago: a temporary token works once.`,
+    );
   }
   const iat = epochSeconds(deps.clock);
   const issued = newAccessToken(key, { app: checked.consumerKey, iat, exp: iat + ACCESS_TOKEN_LIFETIME_SECONDS });

@@ -22,7 +22,10 @@ export function callbackWith(callback: string, token: string, verifier: string):
  */
 export async function authorize(deps: OAuth1Deps, oauthToken: string, requestId?: string): Promise<oauth.OAuth1AuthorizeResponse> {
   if (oauthToken === '') {
-    throw oauth1Problem('parameter_absent', 'Missing oauth_token (oauth_parameters_absent=oauth_token): send the temporary token from POST /oauth1/request_token as the query parameter oauth_token.');
+    throw oauth1Problem(
+      'parameter_absent',
+      'Missing oauth_token (oauth_parameters_absent=oauth_token): send the temporary token from POST /oauth1/request_token as the query parameter oauth_token.',
+    );
   }
   const rejected = (why: string) => oauth1Problem('token_rejected', `oauth_token ${quoteInput(oauthToken, { max: 20, quotes: 'single' })} ${why}`);
   if (!REQUEST_TOKEN_PATTERN.test(oauthToken)) {
@@ -32,7 +35,8 @@ export async function authorize(deps: OAuth1Deps, oauthToken: string, requestId?
   const [use, record] = await Promise.all([state.requestTokenUse(oauthToken), state.findRequestToken(oauthToken)]);
   if (use) throw rejected(`was already exchanged for an access token at ${new Date(use.usedAt).toISOString()}: it works once; start again at leg 1.`);
   if (!record) throw rejected('is unknown or expired: temporary tokens live 10 minutes; start again at leg 1 (POST /oauth1/request_token).');
-  if (record.expiresAt <= deps.clock()) throw rejected(`expired at ${new Date(record.expiresAt).toISOString()} (temporary tokens live 10 minutes): start again at leg 1.`);
+  if (record.expiresAt <= deps.clock())
+    throw rejected(`expired at ${new Date(record.expiresAt).toISOString()} (temporary tokens live 10 minutes): start again at leg 1.`);
   const app = await deps.apps.lookup(record.app, requestId);
   if (!app.found) throw rejected('belongs to an app that has been deleted.');
   if (!app.active) throw rejected('belongs to an app that is revoked: its credentials and tokens no longer work.');

@@ -43,22 +43,39 @@ const BASE_STRING_SHOWN = 4000;
  * remembered only once the signature has verified, so a request that could
  * not be signed with the app's API key writes nothing.
  */
-export async function checkSignedRequest<T>(deps: OAuth1Deps, request: oauth.SignedRequest | undefined, rules: SignedRequestRules<T>, requestId?: string): Promise<CheckedRequest<T>> {
+export async function checkSignedRequest<T>(
+  deps: OAuth1Deps,
+  request: oauth.SignedRequest | undefined,
+  rules: SignedRequestRules<T>,
+  requestId?: string,
+): Promise<CheckedRequest<T>> {
   const parsed = parseSignedRequest(request);
   const { protocol } = parsed;
   const method = protocol.get('oauth_signature_method');
 
-  const required = ['oauth_consumer_key', 'oauth_signature_method', 'oauth_signature', ...(method === 'PLAINTEXT' ? [] : ['oauth_timestamp', 'oauth_nonce']), ...rules.required];
+  const required = [
+    'oauth_consumer_key',
+    'oauth_signature_method',
+    'oauth_signature',
+    ...(method === 'PLAINTEXT' ? [] : ['oauth_timestamp', 'oauth_nonce']),
+    ...rules.required,
+  ];
   const absent = required.filter((name) => !protocol.get(name));
   if (absent.length) throw absentParameters(absent, parsed);
 
   const version = protocol.get('oauth_version');
   if (version !== undefined && version !== '1.0') {
-    throw oauth1Problem('version_rejected', `oauth_version is ${quoteInput(version, { quotes: 'single' })}; this server speaks OAuth 1.0a, whose version is '1.0' (or leave the parameter out).`);
+    throw oauth1Problem(
+      'version_rejected',
+      `oauth_version is ${quoteInput(version, { quotes: 'single' })}; this server speaks OAuth 1.0a, whose version is '1.0' (or leave the parameter out).`,
+    );
   }
   if (!isSignatureMethod(method!)) {
     const rsa = method === 'RSA-SHA1' ? ' RSA-SHA1 needs an RSA public key registered for the consumer, which the sandbox does not take.' : '';
-    throw oauth1Problem('signature_method_rejected', `oauth_signature_method ${quoteInput(method!, { quotes: 'single' })} is not supported: use one of ${SIGNATURE_METHODS.join(', ')} (names are case-sensitive).${rsa}`);
+    throw oauth1Problem(
+      'signature_method_rejected',
+      `oauth_signature_method ${quoteInput(method!, { quotes: 'single' })} is not supported: use one of ${SIGNATURE_METHODS.join(', ')} (names are case-sensitive).${rsa}`,
+    );
   }
   const timestamp = protocol.get('oauth_timestamp');
   if (timestamp !== undefined) checkTimestamp(deps, timestamp);
@@ -67,17 +84,27 @@ export async function checkSignedRequest<T>(deps: OAuth1Deps, request: oauth.Sig
   const consumerKey = protocol.get('oauth_consumer_key')!;
   const consumer = (app: AppSigningKey) => {
     if (!app.found) {
-      throw oauth1Problem('consumer_key_unknown', `No app has the consumer key ${quoteInput(consumerKey, { quotes: 'single' })}: the consumer key is your App ID (app_...), and the consumer secret your API key (ak_...).`);
+      throw oauth1Problem(
+        'consumer_key_unknown',
+        `No app has the consumer key ${quoteInput(consumerKey, { quotes: 'single' })}: the consumer key is your App ID (app_...), and the consumer secret your API key (ak_...).`,
+      );
     }
     if (!app.active) {
-      throw oauth1Problem('consumer_key_rejected', `The app with consumer key ${quoteInput(consumerKey, { quotes: 'single' })} is revoked: its credentials and tokens no longer work.`);
+      throw oauth1Problem(
+        'consumer_key_rejected',
+        `The app with consumer key ${quoteInput(consumerKey, { quotes: 'single' })} is revoked: its credentials and tokens no longer work.`,
+      );
     }
     return app;
   };
   let app = consumer(await deps.apps.signingKey(consumerKey, requestId));
 
   const token = await rules.token(protocol, consumerKey);
-  const signedWith = (key: AppSigningKey) => sameSecret(protocol.get('oauth_signature')!, sign(method as SignatureMethod, signatureBaseString(parsed.method, parsed.baseUri, parsed.params), key.apiKey, token.secret));
+  const signedWith = (key: AppSigningKey) =>
+    sameSecret(
+      protocol.get('oauth_signature')!,
+      sign(method as SignatureMethod, signatureBaseString(parsed.method, parsed.baseUri, parsed.params), key.apiKey, token.secret),
+    );
   // A remembered key the signature does not match is read again first: the key may have been rotated a moment ago.
   if (!signedWith(app)) app = consumer(await deps.apps.signingKey(consumerKey, requestId, (key) => usable(key) && signedWith(key)));
   checkSignature(parsed, method as SignatureMethod, app.apiKey, token);
@@ -107,7 +134,10 @@ function absentParameters(absent: string[], parsed: ParsedRequest) {
 
 function checkTimestamp(deps: OAuth1Deps, timestamp: string): void {
   if (!/^\d{1,15}$/.test(timestamp)) {
-    throw oauth1Problem('parameter_rejected', `oauth_timestamp ${quoteInput(timestamp, { quotes: 'single' })} is not a whole number of seconds since 1970-01-01T00:00:00Z (Unix time, e.g. 1700000000).`);
+    throw oauth1Problem(
+      'parameter_rejected',
+      `oauth_timestamp ${quoteInput(timestamp, { quotes: 'single' })} is not a whole number of seconds since 1970-01-01T00:00:00Z (Unix time, e.g. 1700000000).`,
+    );
   }
   const now = epochSeconds(deps.clock);
   const difference = Number(timestamp) - now;
@@ -126,10 +156,16 @@ function checkSignature<T>(parsed: ParsedRequest, method: SignatureMethod, consu
 
   const key = `your API key (the consumer secret) and ${token.words}, each percent-encoded, joined by '&'`;
   if (method === 'PLAINTEXT') {
-    throw oauth1Problem('signature_invalid', `The PLAINTEXT oauth_signature must be ${key} (RFC 5849 3.4.4), then percent-encoded once more for transport. It is not.`);
+    throw oauth1Problem(
+      'signature_invalid',
+      `The PLAINTEXT oauth_signature must be ${key} (RFC 5849 3.4.4), then percent-encoded once more for transport. It is not.`,
+    );
   }
   const hints = signatureHints(parsed, method, consumerSecret, token.secret, received);
-  const shown = baseString.length > BASE_STRING_SHOWN ? `${baseString.slice(0, BASE_STRING_SHOWN)}... (${baseString.length - BASE_STRING_SHOWN} more characters)` : baseString;
+  const shown =
+    baseString.length > BASE_STRING_SHOWN
+      ? `${baseString.slice(0, BASE_STRING_SHOWN)}... (${baseString.length - BASE_STRING_SHOWN} more characters)`
+      : baseString;
   throw oauth1Problem(
     'signature_invalid',
     `The oauth_signature does not match the ${method} of the signature base string this server built, keyed with ${key}.${hints} Compare this base string with the one your client built (RFC 5849 3.4.1): ${shown}`,

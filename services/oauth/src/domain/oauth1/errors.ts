@@ -23,7 +23,6 @@ export type OAuth1Problem =
 
 const MALFORMED: ReadonlySet<OAuth1Problem> = new Set(['parameter_absent', 'parameter_rejected', 'signature_method_rejected', 'version_rejected']);
 
-
 /** The WWW-Authenticate challenge of a 401 (RFC 5849 3.5.1 scheme, the problem named as the extension does). */
 export const challengeFor = (problem: OAuth1Problem) => challenges.oauth1ProblemChallenge(problem);
 

@@ -112,7 +112,10 @@ export function parseAuthorizationHeader(authorization: string): NameValue[] {
     const name = percentDecode(rawName);
     const value = percentDecode(rawValue);
     if (name === undefined || value === undefined) {
-      throw oauth1Problem('parameter_rejected', `${HEADER_SYNTAX}; the parameter ${quoteInput(rawName, { quotes: 'single' })} is not valid percent-encoded UTF-8.`);
+      throw oauth1Problem(
+        'parameter_rejected',
+        `${HEADER_SYNTAX}; the parameter ${quoteInput(rawName, { quotes: 'single' })} is not valid percent-encoded UTF-8.`,
+      );
     }
     if (name !== 'realm') params.push({ name, value });
   }

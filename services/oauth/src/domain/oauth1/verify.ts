@@ -31,7 +31,10 @@ export async function verify(deps: OAuth1Deps, request: oauth.SignedRequest | un
           if (!read.ok) throw rejected(`is not an access token this sandbox issued: ${THREE_LEGS}.`);
           if (read.claims.app !== consumerKey) throw rejected('was issued to another consumer key: sign with the App ID that ran the three legs.');
           if (read.claims.exp * 1000 <= deps.clock()) {
-            throw oauth1Problem('token_expired', `The access token expired at ${new Date(read.claims.exp * 1000).toISOString()} (they live 24 hours): run the three legs again.`);
+            throw oauth1Problem(
+              'token_expired',
+              `The access token expired at ${new Date(read.claims.exp * 1000).toISOString()} (they live 24 hours): run the three legs again.`,
+            );
           }
           return { secret: accessTokenSecret(key, token), words: 'the access token secret from leg 3', context: undefined };
         },

@@ -78,16 +78,28 @@ export async function verifySignedAccessToken(deps: Pick<OAuth2Deps, 'clock' | '
   } catch (error) {
     if (error instanceof errors.JWTExpired) {
       const exp = Number(error.payload.exp);
-      return { ok: false, reason: `The access token expired at ${new Date(exp * 1000).toISOString()}; get a new one from the token endpoint.`, expired: asClaims(error.payload) };
+      return {
+        ok: false,
+        reason: `The access token expired at ${new Date(exp * 1000).toISOString()}; get a new one from the token endpoint.`,
+        expired: asClaims(error.payload),
+      };
     }
-    if (error instanceof errors.JOSEAlgNotAllowed) return { ok: false, reason: `${NOT_OURS}: access tokens here are signed with RS256 and no other algorithm.` };
+    if (error instanceof errors.JOSEAlgNotAllowed)
+      return { ok: false, reason: `${NOT_OURS}: access tokens here are signed with RS256 and no other algorithm.` };
     if (error instanceof errors.JWSSignatureVerificationFailed) {
-      return { ok: false, reason: `${NOT_OURS}: its signature does not verify with the key published at /.well-known/jwks.json (altered, or signed elsewhere).` };
+      return {
+        ok: false,
+        reason: `${NOT_OURS}: its signature does not verify with the key published at /.well-known/jwks.json (altered, or signed elsewhere).`,
+      };
     }
     if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'typ') {
-      return { ok: false, reason: 'The token is a JWT but not an OAuth 2.0 access token (its typ header is not at+jwt, RFC 9068); get one from the token endpoint.' };
+      return {
+        ok: false,
+        reason: 'The token is a JWT but not an OAuth 2.0 access token (its typ header is not at+jwt, RFC 9068); get one from the token endpoint.',
+      };
     }
-    if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: `${NOT_OURS}: its ${error.claim} claim is ${error.reason === 'missing' ? 'missing' : 'not valid'}.` };
+    if (error instanceof errors.JWTClaimValidationFailed)
+      return { ok: false, reason: `${NOT_OURS}: its ${error.claim} claim is ${error.reason === 'missing' ? 'missing' : 'not valid'}.` };
     if (error instanceof errors.JOSEError) return { ok: false, reason: `${NOT_OURS}: it is not a well-formed signed JWT.` };
     throw error;
   }

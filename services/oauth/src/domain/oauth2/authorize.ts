@@ -42,7 +42,10 @@ export async function authorize(deps: OAuth2Deps, request: oauth.AuthorizeReques
   if (!request.clientId) throw oauthError('invalid_request', 'client_id is required: send the App ID of your app.');
   const app = await deps.apps.lookup(request.clientId, requestId, (view) => admits(view, request));
   if (!app.found || !app.principal) {
-    throw oauthError('invalid_request', `client_id ${quoteInput(request.clientId, { quotes: 'single' })} is not the App ID of any app here; copy the App ID from the portal.`);
+    throw oauthError(
+      'invalid_request',
+      `client_id ${quoteInput(request.clientId, { quotes: 'single' })} is not the App ID of any app here; copy the App ID from the portal.`,
+    );
   }
   if (!app.active) throw oauthError('unauthorized_client', 'The app is revoked, so it cannot ask for authorization any more; create a new app.');
   if (repeated.has('redirect_uri')) throw oauthError('invalid_request', 'redirect_uri was sent more than once; send it once (RFC 6749 3.1).');
@@ -115,11 +118,18 @@ const ONCE = ['response_type', 'scope', 'state', 'code_challenge', 'code_challen
 /** The checks whose refusals redirect; the scope and challenge the code will carry. */
 function checkRequest(request: oauth.AuthorizeRequest, repeated: Set<string>, appScopes: string[]): { scope: string[]; challenge: string } {
   const twice = ONCE.filter((name) => repeated.has(name));
-  if (twice.length) throw redirected('invalid_request', `${twice.join(', ')} ${twice.length === 1 ? 'was' : 'were'} sent more than once; send each parameter once (RFC 6749 3.1).`);
+  if (twice.length)
+    throw redirected(
+      'invalid_request',
+      `${twice.join(', ')} ${twice.length === 1 ? 'was' : 'were'} sent more than once; send each parameter once (RFC 6749 3.1).`,
+    );
 
   if (request.responseType === '') throw redirected('invalid_request', 'response_type is required: send response_type=code.');
   if (request.responseType !== 'code') {
-    throw redirected('unsupported_response_type', `response_type ${quoteInput(request.responseType, { quotes: 'single' })} is not supported: this server offers the authorization code flow only (response_type=code).`);
+    throw redirected(
+      'unsupported_response_type',
+      `response_type ${quoteInput(request.responseType, { quotes: 'single' })} is not supported: this server offers the authorization code flow only (response_type=code).`,
+    );
   }
 
   const challenge = request.codeChallenge;
@@ -127,9 +137,13 @@ function checkRequest(request: oauth.AuthorizeRequest, repeated: Set<string>, ap
   if (challenge === '' && method !== '') throw redirected('invalid_request', 'code_challenge_method was sent without a code_challenge; send both, or neither.');
   if (challenge !== '') {
     if (method === '') {
-      throw redirected('invalid_request', 'code_challenge_method is missing, and without it RFC 7636 4.3 means plain, which this server does not accept: send code_challenge_method=S256.');
+      throw redirected(
+        'invalid_request',
+        'code_challenge_method is missing, and without it RFC 7636 4.3 means plain, which this server does not accept: send code_challenge_method=S256.',
+      );
     }
-    if (method === 'plain') throw redirected('invalid_request', 'code_challenge_method plain is not accepted (it protects nothing if the request is seen): use S256.');
+    if (method === 'plain')
+      throw redirected('invalid_request', 'code_challenge_method plain is not accepted (it protects nothing if the request is seen): use S256.');
     if (method !== 'S256') throw redirected('invalid_request', `code_challenge_method ${quoteInput(method, { quotes: 'single' })} is not supported: use S256.`);
     const problem = challengeProblem(challenge);
     if (problem) throw redirected('invalid_request', problem);

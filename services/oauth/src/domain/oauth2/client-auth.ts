@@ -26,9 +26,7 @@ export async function authenticateClient(
   const clientId = client?.clientId ?? '';
   if (method === '') {
     throw invalidClient(
-      clientId
-        ? `client_id alone does not authenticate a client: apps here are confidential clients, so ${HOW}.`
-        : `The client did not authenticate: ${HOW}.`,
+      clientId ? `client_id alone does not authenticate a client: apps here are confidential clients, so ${HOW}.` : `The client did not authenticate: ${HOW}.`,
       method,
     );
   }

@@ -3,13 +3,7 @@ import { AppError, GrpcStatus } from '@sandbox/runtime';
 
 /** The RFC 6749 error values the OAuth 2.0 endpoints answer with (5.2, 4.1.2.1). */
 export type OAuth2ErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'unsupported_response_type'
-  | 'invalid_scope';
+  'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'unsupported_response_type' | 'invalid_scope';
 
 /** What a client that authenticated with Basic (or not at all) is told to answer (RFC 6749 5.2, RFC 9110 11.6.1). */
 export const BASIC_CHALLENGE = challenges.CHALLENGE.basic;

@@ -124,7 +124,6 @@ export class GrantState {
     return readRecord(this.store, KEY.codeUsed(code));
   }
 
-
   findRefresh(token: string): Promise<RefreshRecord | undefined> {
     return readRecord(this.store, KEY.refresh(token));
   }

@@ -49,7 +49,11 @@ export async function checkRefreshToken(deps: OAuth2Deps, token: string, request
   const state = new GrantState(deps.store, deps.clock);
   const record = await state.findRefresh(token);
   if (!record || deps.clock() >= record.expiresAt) return { ok: false };
-  const [use, revoked, app] = await Promise.all([state.refreshUse(token), state.grantRevocation(record.grantId), deps.apps.lookup(record.clientId, requestId, holding(record.scope))]);
+  const [use, revoked, app] = await Promise.all([
+    state.refreshUse(token),
+    state.grantRevocation(record.grantId),
+    deps.apps.lookup(record.clientId, requestId, holding(record.scope)),
+  ]);
   if (use || revoked || !app.found || !app.active || !app.principal) return { ok: false };
   return { ok: true, record, principal: { ...app.principal, scopes: app.principal.scopes.filter((scope) => record.scope.includes(scope)) } };
 }

@@ -33,7 +33,10 @@ export function requireSubset(requested: readonly string[], allowed: readonly st
   const comma = outside.find((scope) => scope.includes(','));
   const hint = comma ? ` Scopes are separated by spaces, not commas: ${quoteInput(comma, { quotes: 'single' })} reads as one scope.` : '';
   const held = allowed.length ? allowed.join(' ') : 'none';
-  throw oauthError('invalid_scope', `${outside.map((scope) => quoteInput(scope, { quotes: 'single' })).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not among the scopes ${what} (${held}).${hint} ${advice}`);
+  throw oauthError(
+    'invalid_scope',
+    `${outside.map((scope) => quoteInput(scope, { quotes: 'single' })).join(', ')} ${outside.length === 1 ? 'is' : 'are'} not among the scopes ${what} (${held}).${hint} ${advice}`,
+  );
 }
 
 /** `scopes` in the order of `reference` (the app's own order), so answers read the same whatever order a request used. */

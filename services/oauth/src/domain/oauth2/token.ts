@@ -25,11 +25,17 @@ const lifetimesOf = (deps: OAuth2Deps) => ({ accessMs: deps.config.accessTokenTt
 export async function token(deps: OAuth2Deps, request: oauth.TokenRequest, requestId?: string): Promise<oauth.TokenResponse> {
   const issuer = requireIssuer(request.issuer);
   if (request.repeated.length) {
-    throw oauthError('invalid_request', `${request.repeated.join(', ')} ${request.repeated.length === 1 ? 'was' : 'were'} sent more than once; send each parameter once (RFC 6749 3.2).`);
+    throw oauthError(
+      'invalid_request',
+      `${request.repeated.join(', ')} ${request.repeated.length === 1 ? 'was' : 'were'} sent more than once; send each parameter once (RFC 6749 3.2).`,
+    );
   }
   const grant = (request.grantType || 'client_credentials') as Grant;
   if (!GRANTS.includes(grant)) {
-    throw oauthError('unsupported_grant_type', `grant_type ${quoteInput(request.grantType, { quotes: 'single' })} is not supported here: use client_credentials (the default), authorization_code or refresh_token.`);
+    throw oauthError(
+      'unsupported_grant_type',
+      `grant_type ${quoteInput(request.grantType, { quotes: 'single' })} is not supported here: use client_credentials (the default), authorization_code or refresh_token.`,
+    );
   }
   const client = await authenticateClient(deps, request.client, requestId);
   const state = new GrantState(deps.store, deps.clock, deps.changes);
@@ -146,25 +152,44 @@ async function replayedCode(deps: OAuth2Deps, state: GrantState, use: { grantId:
  * and is replaced by a new one of the same grant. Presenting a used one
  * revokes the grant: its refresh tokens and the access tokens issued from it.
  */
-async function refresh(deps: OAuth2Deps, state: GrantState, request: oauth.TokenRequest, client: common.AppPrincipal, issuer: string): Promise<oauth.TokenResponse> {
+async function refresh(
+  deps: OAuth2Deps,
+  state: GrantState,
+  request: oauth.TokenRequest,
+  client: common.AppPrincipal,
+  issuer: string,
+): Promise<oauth.TokenResponse> {
   const presented = request.refreshToken;
   if (!presented) throw oauthError('invalid_request', 'refresh_token is required: send the refresh token from your last token response.');
   if (!REFRESH_TOKEN_PATTERN.test(presented)) {
-    throw oauthError('invalid_grant', 'The refresh token is not one this sandbox issues (they are rt_ followed by 43 characters); send it exactly as received.');
+    throw oauthError(
+      'invalid_grant',
+      'The refresh token is not one this sandbox issues (they are rt_ followed by 43 characters); send it exactly as received.',
+    );
   }
   const record = await state.findRefresh(presented);
   if (!record) throw oauthError('invalid_grant', 'The refresh token is not known (or expired long ago); start again at the authorization endpoint.');
   if (record.clientId !== client.appId) throw oauthError('invalid_grant', 'The refresh token was not issued to this client.');
 
   const [use, revoked] = await Promise.all([state.refreshUse(presented), state.grantRevocation(record.grantId)]);
-  if (revoked) throw oauthError('invalid_grant', `The refresh token's grant was revoked at ${iso(revoked.at)}: ${revoked.reason}. Start again at the authorization endpoint.`);
+  if (revoked)
+    throw oauthError(
+      'invalid_grant',
+      `The refresh token's grant was revoked at ${iso(revoked.at)}: ${revoked.reason}. Start again at the authorization endpoint.`,
+    );
   if (use) await reusedRefresh(deps, state, record, use.usedAt);
   const now = deps.clock();
-  if (now >= record.expiresAt) throw oauthError('invalid_grant', `The refresh token expired at ${iso(record.expiresAt)}; start again at the authorization endpoint.`);
+  if (now >= record.expiresAt)
+    throw oauthError('invalid_grant', `The refresh token expired at ${iso(record.expiresAt)}; start again at the authorization endpoint.`);
 
   const requested = requestedScopes(request.scope);
   if (requested) {
-    requireSubset(requested, record.grantScope, 'originally granted', 'A refresh may narrow the scope, never widen it (RFC 6749 6); leave scope out to get the original grant.');
+    requireSubset(
+      requested,
+      record.grantScope,
+      'originally granted',
+      'A refresh may narrow the scope, never widen it (RFC 6749 6); leave scope out to get the original grant.',
+    );
   }
   const granted = stillHeld(record.grantScope, client.scopes);
   if (requested) requireSubset(requested, granted, 'of this grant the app still holds', 'Ask for some of them, or leave scope out.');
@@ -207,6 +232,12 @@ function newRefresh(deps: OAuth2Deps, grant: IssuedGrant): IssuedRefresh {
 
 /** The answer: a new access token (signed, nothing stored) beside the refresh token already saved. */
 async function tokensFor(deps: OAuth2Deps, grant: IssuedGrant, refreshToken: string): Promise<oauth.TokenResponse> {
-  const access = await issueAccessToken(deps, { issuer: grant.issuer, sub: grant.sub, clientId: grant.client.appId, scope: grant.scope, grantId: grant.grantId });
+  const access = await issueAccessToken(deps, {
+    issuer: grant.issuer,
+    sub: grant.sub,
+    clientId: grant.client.appId,
+    scope: grant.scope,
+    grantId: grant.grantId,
+  });
   return { accessToken: access.token, tokenType: 'Bearer', expiresIn: deps.config.accessTokenTtlSeconds, refreshToken, scope: scopeString(grant.scope) };
 }

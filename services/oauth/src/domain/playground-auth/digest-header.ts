@@ -19,7 +19,8 @@ export function parseDigestAuthorization(header: string): Map<string, string> | 
   skip(/^[ \t,]+/);
   while (rest !== '') {
     const name = TOKEN.exec(rest)?.[0];
-    if (!name) return `The Digest header does not parse near ${quoteInput(rest, { max: 20, quotes: 'single' })}: expected name=value pairs separated by commas.`;
+    if (!name)
+      return `The Digest header does not parse near ${quoteInput(rest, { max: 20, quotes: 'single' })}: expected name=value pairs separated by commas.`;
     rest = rest.slice(name.length);
     skip(/^[ \t]*/);
     if (!rest.startsWith('=')) return `The Digest header's ${name} has no value (expected ${name}=value).`;

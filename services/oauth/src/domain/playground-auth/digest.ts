@@ -49,7 +49,8 @@ export function digestResponse(inputs: DigestInputs): string {
  * userhash, so every client answers the same simple way.
  */
 export function digestChallenge(deps: Pick<PlaygroundAuthDeps, 'clock' | 'signingKey'>, realm: string, stale = false): string[] {
-  if (realm === '' || realm.length > 200 || /["\\\x00-\x1f\x7f]/.test(realm)) throw invalidArgument('invalid_request', 'realm must be 1 to 200 characters without double quotes, backslashes or control characters.');
+  if (realm === '' || realm.length > 200 || /["\\\x00-\x1f\x7f]/.test(realm))
+    throw invalidArgument('invalid_request', 'realm must be 1 to 200 characters without double quotes, backslashes or control characters.');
   const key = nonceKey(deps.signingKey.privateKey);
   const nonce = mintNonce(key, realm, deps.clock());
   const opaque = opaqueFor(key, nonce);
@@ -87,9 +88,18 @@ export async function digestVerify(deps: PlaygroundAuthDeps, request: oauth.Dige
   if (opened.issuedAt > now + NONCE_CLOCK_TOLERANCE_MS) return answer(refused(`nonce: its issue time lies ahead of server time (${when(now)}): ${FRESH}.`));
   if (!params.has('opaque')) return answer(refused('opaque is missing: return the opaque value of the challenge unchanged (RFC 7616 3.3).'));
   if (!sameText(opaqueFor(key, nonce), param('opaque'))) return answer(refused('opaque differs from the one sent with this nonce: return it unchanged.'));
-  if (!opened.realmMatches) return answer(refused(`realm ${quoteInput(realm, { quotes: 'single' })} is not the realm of the challenge that issued this nonce: send realm exactly as the challenge gave it.`));
+  if (!opened.realmMatches)
+    return answer(
+      refused(
+        `realm ${quoteInput(realm, { quotes: 'single' })} is not the realm of the challenge that issued this nonce: send realm exactly as the challenge gave it.`,
+      ),
+    );
   if (uri !== request.uri) {
-    return answer(refused(`uri ${quoteInput(uri, { max: 200, quotes: 'single' })} differs from the request-target ${quoteInput(request.uri, { max: 200, quotes: 'single' })}: it must be the path and query exactly as on the request line.`));
+    return answer(
+      refused(
+        `uri ${quoteInput(uri, { max: 200, quotes: 'single' })} differs from the request-target ${quoteInput(request.uri, { max: 200, quotes: 'single' })}: it must be the path and query exactly as on the request line.`,
+      ),
+    );
   }
 
   const hexLength = algorithm.startsWith('SHA-256') ? 64 : 32;
@@ -101,11 +111,16 @@ export async function digestVerify(deps: PlaygroundAuthDeps, request: oauth.Dige
     requestId,
     (key) => usable(key) && key.apiKey !== '' && (!wellFormed || sameText(digestResponse(inputsWith(key.apiKey)), response.toLowerCase())),
   );
-  if (!app.found || !app.principal) return answer(refused(`username ${quoteInput(username, { quotes: 'single' })} is not the App ID of any app here (username is the App ID, password the API key).`));
+  if (!app.found || !app.principal)
+    return answer(
+      refused(`username ${quoteInput(username, { quotes: 'single' })} is not the App ID of any app here (username is the App ID, password the API key).`),
+    );
   if (!app.active || !app.apiKey) return answer(refused(`The app ${quoteInput(username, { quotes: 'single' })} is revoked: its credentials are refused.`));
 
   if (!wellFormed) {
-    return answer(refused(`response must be ${hexLength} hex characters for algorithm=${algorithm}: check the algorithm you hashed with is the one you named.`));
+    return answer(
+      refused(`response must be ${hexLength} hex characters for algorithm=${algorithm}: check the algorithm you hashed with is the one you named.`),
+    );
   }
   const inputs = inputsWith(app.apiKey);
   const right = sameText(digestResponse(inputs), response.toLowerCase());
@@ -113,13 +128,20 @@ export async function digestVerify(deps: PlaygroundAuthDeps, request: oauth.Dige
   const expiredNote = `The nonce expired at ${when(opened.expiresAt)} (nonces last ${NONCE_LIFETIME_MS / 60_000} minutes); server time is ${when(now)}.`;
   if (!right) return answer(refused(`${mismatch(inputs, response.toLowerCase())}${expired ? ` ${expiredNote} Then ${FRESH}.` : ''}`));
   if (expired) {
-    return answer(refused(`nonce: stale. ${expiredNote} Your credentials were right: answer the fresh challenge (stale=true) with them.`), digestChallenge(deps, realm, true));
+    return answer(
+      refused(`nonce: stale. ${expiredNote} Your credentials were right: answer the fresh challenge (stale=true) with them.`),
+      digestChallenge(deps, realm, true),
+    );
   }
 
   const count = parseInt(nc, 16);
   const ttlMs = storeTtl(opened.expiresAt - now + NC_MARGIN_MS);
   if (!(await deps.store.putIfGreater(digestNcKey(nonce), count, ttlMs))) {
-    return answer(refused(`nc ${nc} does not increase: this nonce was already used with this count or a higher one. Count up (00000001, 00000002, ...) with each request that reuses a nonce, or ${FRESH}.`));
+    return answer(
+      refused(
+        `nc ${nc} does not increase: this nonce was already used with this count or a higher one. Count up (00000001, 00000002, ...) with each request that reuses a nonce, or ${FRESH}.`,
+      ),
+    );
   }
   return answer(accepted(app.principal));
 }
@@ -132,7 +154,8 @@ function algorithmOf(name: string): DigestAlgorithm | undefined {
 /** What is missing or not offered, before any secret is looked at. */
 function paramsProblem(params: Map<string, string>): string | undefined {
   if (params.has('username*')) return 'username* (RFC 8187 encoding) is not needed here: App IDs are ASCII; send username="<App ID>".';
-  if ((params.get('userhash') ?? 'false').toLowerCase() !== 'false') return 'userhash is not offered here (the challenge has no userhash=true): send the App ID itself as username.';
+  if ((params.get('userhash') ?? 'false').toLowerCase() !== 'false')
+    return 'userhash is not offered here (the challenge has no userhash=true): send the App ID itself as username.';
   const missing = ['username', 'realm', 'nonce', 'uri', 'response'].filter((name) => !params.get(name));
   if (missing.length) return `The Digest header lacks ${missing.join(', ')}.`;
   const algorithm = params.get('algorithm');
@@ -145,7 +168,8 @@ function paramsProblem(params: Map<string, string>): string | undefined {
   const nc = params.get('nc');
   const cnonce = params.get('cnonce');
   if (!nc || !cnonce) return `qop=auth needs ${[!nc && 'nc', !cnonce && 'cnonce'].filter(Boolean).join(' and ')}.`;
-  if (!/^[0-9a-fA-F]{8}$/.test(nc)) return `nc ${quoteInput(nc, { quotes: 'single' })} must be 8 hex digits: 00000001 for the first use of a nonce, then 00000002, ...`;
+  if (!/^[0-9a-fA-F]{8}$/.test(nc))
+    return `nc ${quoteInput(nc, { quotes: 'single' })} must be 8 hex digits: 00000001 for the first use of a nonce, then 00000002, ...`;
   if (parseInt(nc, 16) === 0) return 'nc 00000000 is not a count: the first use of a nonce is 00000001.';
   return undefined;
 }
@@ -156,7 +180,8 @@ function paramsProblem(params: Map<string, string>): string | undefined {
  */
 function mismatch(inputs: DigestInputs, response: string): string {
   const other = DIGEST_ALGORITHMS.find((algorithm) => algorithm !== inputs.algorithm && sameText(digestResponse({ ...inputs, algorithm }), response));
-  if (other) return `algorithm: the response was computed with ${other}, but the header says algorithm=${inputs.algorithm}: name the algorithm you hashed with.`;
+  if (other)
+    return `algorithm: the response was computed with ${other}, but the header says algorithm=${inputs.algorithm}: name the algorithm you hashed with.`;
   return (
     `response does not match. The server computed it with algorithm=${inputs.algorithm}, username=${quoteInput(inputs.username, { quotes: 'single' })}, realm=${quoteInput(inputs.realm, { quotes: 'single' })}, ` +
     `password = that app's API key (not the App Secret), method ${quoteInput(inputs.method, { quotes: 'single' })}, uri ${quoteInput(inputs.uri, { max: 200, quotes: 'single' })}, the nonce, nc=${inputs.nc}, ` +

@@ -33,7 +33,13 @@ const hmacHex = (key: string, text: string) => createHmac('sha256', key).update(
  */
 export async function verifyHmac(deps: PlaygroundAuthDeps, request: oauth.VerifyHmacRequest, requestId?: string): Promise<common.CredentialCheck> {
   const { appId, timestamp, signature, method, path } = request;
-  const missing = [['x-app-id', appId], ['x-timestamp', timestamp], ['x-signature', signature]].filter(([, value]) => value === '').map(([name]) => name);
+  const missing = [
+    ['x-app-id', appId],
+    ['x-timestamp', timestamp],
+    ['x-signature', signature],
+  ]
+    .filter(([, value]) => value === '')
+    .map(([name]) => name);
   if (missing.length) return refused(`All three headers are required: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing or empty.`);
 
   const now = deps.clock();

@@ -44,7 +44,8 @@ export async function issueJwt(deps: PlaygroundAuthDeps, request: oauth.IssueJwt
   if (!request.issuer) throw invalidArgument('invalid_request', 'issuer is required.');
   const app = await deps.apps.signingKey(request.appId, requestId);
   if (!app.found || !app.principal) throw unauthenticated('app_not_found', `No app has the App ID ${quoteInput(request.appId, { quotes: 'single' })}.`);
-  if (!app.active || !app.apiKey) throw unauthenticated('app_revoked', `The app ${quoteInput(request.appId, { quotes: 'single' })} is revoked: it gets no tokens.`);
+  if (!app.active || !app.apiKey)
+    throw unauthenticated('app_revoked', `The app ${quoteInput(request.appId, { quotes: 'single' })} is revoked: it gets no tokens.`);
   const iat = epochSeconds(deps.clock);
   const claims: PlaygroundJwtClaims = {
     iss: request.issuer,
@@ -70,8 +71,10 @@ interface Unverified {
 
 function decodeUnverified(token: string): Unverified | string {
   const parts = token.split('.');
-  if (parts.length === 5) return 'The token is an encrypted JWT (JWE, five parts); this endpoint takes a signed JWT (JWS, three parts) from POST /playground/auth/jwt/issue.';
-  if (parts.length !== 3) return `The token is not a JWT: a JWT is three base64url parts separated by dots (header.payload.signature); this has ${parts.length}.`;
+  if (parts.length === 5)
+    return 'The token is an encrypted JWT (JWE, five parts); this endpoint takes a signed JWT (JWS, three parts) from POST /playground/auth/jwt/issue.';
+  if (parts.length !== 3)
+    return `The token is not a JWT: a JWT is three base64url parts separated by dots (header.payload.signature); this has ${parts.length}.`;
   const decode = (part: string, name: string): Record<string, unknown> | string => {
     if (!/^[A-Za-z0-9_-]+$/.test(part)) return `The token's ${name} is not base64url (A-Z a-z 0-9 - _, no padding).`;
     try {
@@ -130,10 +133,16 @@ export async function verifyJwt(deps: PlaygroundAuthDeps, token: string, request
   if (problem) return answer(refused(problem), typeof header.alg === 'string' ? header.alg : '');
   const alg = header.alg as JwtAlgorithm;
   if (header.typ === 'at+jwt') {
-    return answer(refused('This is an OAuth 2.0 access token (typ at+jwt), not a playground JWT: use it at /playground/auth/oauth2, or get a playground JWT from POST /playground/auth/jwt/issue.'), alg);
+    return answer(
+      refused(
+        'This is an OAuth 2.0 access token (typ at+jwt), not a playground JWT: use it at /playground/auth/oauth2, or get a playground JWT from POST /playground/auth/jwt/issue.',
+      ),
+      alg,
+    );
   }
   const sub = payload.sub;
-  if (typeof sub !== 'string' || sub === '') return answer(refused('The token has no sub claim: sub must be your App ID (it says which app the token is for).'), alg);
+  if (typeof sub !== 'string' || sub === '')
+    return answer(refused('The token has no sub claim: sub must be your App ID (it says which app the token is for).'), alg);
 
   if (alg === 'HS256') {
     // A remembered key the token was not signed with, or an app without the token's scopes, is read again first (a rotation or a scope given a moment ago).
@@ -142,9 +151,10 @@ export async function verifyJwt(deps: PlaygroundAuthDeps, token: string, request
     if (!app.active || !app.apiKey) return answer(refused(`The app ${quoteInput(sub, { quotes: 'single' })} is revoked: its tokens are refused.`), alg);
     const verified = await verifySignature(deps, token, 'HS256', utf8(app.apiKey));
     if (!verified.ok) {
-      const reason = verified.signature && signedWithPublicKey(token, deps.signingKey.publicPem)
-        ? 'The signature does not match: this token is HS256 signed with the sandbox\'s RS256 public key as the HMAC secret (the algorithm-confusion attack). HS256 tokens are checked with your API key only, never with the public key.'
-        : verified.reason;
+      const reason =
+        verified.signature && signedWithPublicKey(token, deps.signingKey.publicPem)
+          ? "The signature does not match: this token is HS256 signed with the sandbox's RS256 public key as the HMAC secret (the algorithm-confusion attack). HS256 tokens are checked with your API key only, never with the public key."
+          : verified.reason;
       return answer(refused(reason), alg);
     }
     return answer(withScope(app.principal, verified.payload), alg);
@@ -153,7 +163,8 @@ export async function verifyJwt(deps: PlaygroundAuthDeps, token: string, request
   const verified = await verifySignature(deps, token, 'RS256', deps.signingKey.publicKey, header.kid);
   if (!verified.ok) return answer(refused(verified.reason), alg);
   const app = await deps.apps.lookup(sub, requestId, (view) => holdsScopeOf(view, verified.payload));
-  if (!app.found || !app.principal) return answer(refused(`sub ${quoteInput(sub, { quotes: 'single' })} is not the App ID of any app here (deleted since the token was issued?).`), alg);
+  if (!app.found || !app.principal)
+    return answer(refused(`sub ${quoteInput(sub, { quotes: 'single' })} is not the App ID of any app here (deleted since the token was issued?).`), alg);
   if (!app.active) return answer(refused(`The app ${quoteInput(sub, { quotes: 'single' })} is revoked: its tokens are refused.`), alg);
   return answer(withScope(app.principal, verified.payload), alg);
 }
@@ -194,7 +205,7 @@ async function verifySignature(
       requiredClaims: ['sub', 'aud', 'exp'],
     });
     if (payload.scope !== undefined && typeof payload.scope !== 'string') {
-      return { ok: false, reason: 'The token\'s scope claim must be a string of scopes separated by spaces.' };
+      return { ok: false, reason: "The token's scope claim must be a string of scopes separated by spaces." };
     }
     return { ok: true, payload };
   } catch (error) {
@@ -203,10 +214,14 @@ async function verifySignature(
         return {
           ok: false,
           signature: true,
-          reason: 'The signature does not match: HS256 tokens are checked with your app\'s API key (its text as UTF-8 bytes, not base64-decoded, not the App Secret). The token was altered, or signed with another key.',
+          reason:
+            "The signature does not match: HS256 tokens are checked with your app's API key (its text as UTF-8 bytes, not base64-decoded, not the App Secret). The token was altered, or signed with another key.",
         };
       }
-      const otherKid = typeof kid === 'string' && kid !== deps.signingKey.kid ? ` Its kid ${quoteInput(kid, { quotes: 'single' })} is not the sandbox's key (kid ${deps.signingKey.kid}).` : '';
+      const otherKid =
+        typeof kid === 'string' && kid !== deps.signingKey.kid
+          ? ` Its kid ${quoteInput(kid, { quotes: 'single' })} is not the sandbox's key (kid ${deps.signingKey.kid}).`
+          : '';
       return {
         ok: false,
         signature: true,
@@ -215,11 +230,16 @@ async function verifySignature(
     }
     if (error instanceof errors.JWTExpired) {
       const exp = Number(error.payload.exp);
-      return { ok: false, reason: `The token expired at ${when(exp * 1000)}; server time is ${when(now)}. Tokens last ${JWT_LIFETIME_SECONDS / 3600} hour: ${ISSUE_AGAIN}.` };
+      return {
+        ok: false,
+        reason: `The token expired at ${when(exp * 1000)}; server time is ${when(now)}. Tokens last ${JWT_LIFETIME_SECONDS / 3600} hour: ${ISSUE_AGAIN}.`,
+      };
     }
     if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: claimProblem(error, now) };
-    if (error instanceof errors.JOSENotSupported) return { ok: false, reason: 'The token uses a JOSE header feature this endpoint does not support (crit, b64 or similar): sign a plain JWT.' };
-    if (error instanceof errors.JOSEError) return { ok: false, reason: 'The token is not a well-formed signed JWT (its header, payload or signature could not be read).' };
+    if (error instanceof errors.JOSENotSupported)
+      return { ok: false, reason: 'The token uses a JOSE header feature this endpoint does not support (crit, b64 or similar): sign a plain JWT.' };
+    if (error instanceof errors.JOSEError)
+      return { ok: false, reason: 'The token is not a well-formed signed JWT (its header, payload or signature could not be read).' };
     throw error;
   }
 }
@@ -234,6 +254,7 @@ function claimProblem(error: InstanceType<typeof errors.JWTClaimValidationFailed
     // In JSON's notation, as the claim is written: a string quoted, an array as an array.
     return `Wrong aud: expected "${PLAYGROUND_AUDIENCE}", received ${quoteInput(payload.aud, { max: 120 })}.`;
   }
-  if (claim === 'nbf' && typeof payload.nbf === 'number') return `The token is not valid before ${when(payload.nbf * 1000)} (its nbf); server time is ${when(now)}.`;
+  if (claim === 'nbf' && typeof payload.nbf === 'number')
+    return `The token is not valid before ${when(payload.nbf * 1000)} (its nbf); server time is ${when(now)}.`;
   return `The token's ${claim} claim is not valid (${claim === 'exp' || claim === 'iat' || claim === 'nbf' ? 'it must be a number of Unix seconds' : reason}).`;
 }
