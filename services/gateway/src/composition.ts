@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createMetricsRegistry, startMetricsServer, type MetricsServer } from '@sandbox/runtime';
+import { createLogger, createMetricsRegistry, startMetricsServer, type Logger, type MetricsServer, type Registry } from '@sandbox/runtime';
 import { Authenticator } from './auth/authenticate';
 import { isOperator } from './auth/operator';
 import { createAuthSchemes } from './auth/schemes';
 import { forgetOnChanges } from './caches/changes';
-import { closeBackendClients, createBackendClients } from './clients';
+import { closeBackendClients, createBackendClients, type BackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { buildFairShare } from './fair-share/build-fair-share';
@@ -18,7 +18,7 @@ import { RequestScreen } from './guard/screen';
 import { answerClientError, answerConnect } from './http/client-error';
 import { RouteContext, type EdgeOptions } from './http/context';
 import { createBatchRunner } from './http/batch';
-import { createDispatch } from './http/dispatch';
+import { createDispatch, type Dispatch } from './http/dispatch';
 import { inboundRequest, type RequestParts } from './http/inbound';
 import type { Reply } from './http/reply';
 import { Router } from './http/router';
@@ -29,7 +29,7 @@ import { answerRecorder } from './observe/answer-recorder';
 import { recordFinishedRequests } from './observe/finished-requests';
 import { GatewayMetrics } from './observe/metrics';
 import { RequestLogRecorder } from './observe/request-log-recorder';
-import { ReadinessWatch } from './readiness';
+import { ReadinessWatch, type ReadinessView } from './readiness';
 import { buildRoutes } from './routes';
 import { buildSso } from './sso/build-sso';
 import type { Clock as SsoClock } from './sso/sealed-cookie';
@@ -54,20 +54,47 @@ export interface StartOptions {
   ssoClock?: SsoClock;
 }
 
-export async function start(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
-  const logger = createLogger('gateway', config.logLevel);
+/** The gateway without a socket: the route table, the pipeline and what it keeps, over the clients it is given. */
+export interface ComposedGateway {
+  /** Serves a request made of parts through the same pipeline as the server (after fastify's inject). */
+  inject(parts: RequestParts): Promise<Reply>;
+  stop(): Promise<void>;
+}
+
+/** What composeGateway may be given besides its configuration. */
+export interface ComposeOptions extends StartOptions {
+  /** The four service clients (default: real gRPC clients to config.peers). A test gives fakes with the same interface. */
+  clients?: BackendClients;
+  /** The readiness verdicts /health/ready reports (default: none, and /health/ready says so). */
+  readiness?: ReadinessView;
+  /** True once the server stops: /health/serving and readiness answer 503. */
+  isDraining?: () => boolean;
+}
+
+interface Composition extends ComposedGateway {
+  dispatch: Dispatch;
+  router: Router;
+  edge: EdgeOptions;
+  metrics: GatewayMetrics;
+  registry: Registry;
+  onFinished: ReturnType<typeof recordFinishedRequests>;
+}
+
+/**
+ * Builds everything the server serves, and nothing that listens: start()
+ * puts a socket in front of it, and a test calls inject() with its clients
+ * faked at their interface (test/unit/in-process/), in milliseconds.
+ */
+export async function composeGateway(config: GatewayConfig, options: ComposeOptions = {}): Promise<ComposedGateway> {
+  const { inject, stop } = await compose(config, options);
+  return { inject, stop };
+}
+
+async function compose(config: GatewayConfig, options: ComposeOptions, logger = createLogger('gateway', config.logLevel)): Promise<Composition> {
   const registry = createMetricsRegistry();
   const metrics = new GatewayMetrics(registry);
-  const clients = createBackendClients(config, metrics.grpcClient);
-  const readiness = new ReadinessWatch({
-    peers: config.peers,
-    tls: config.grpcTls,
-    timeoutMs: config.readinessTimeoutMs,
-    redisUrl: config.fairShare.redisUrl,
-    logger,
-  });
-  await readiness.start();
-  let draining = false;
+  const ownClients = !options.clients;
+  const clients = options.clients ?? createBackendClients(config, metrics.grpcClient);
   const authenticator = new Authenticator(createAuthSchemes(clients, config.credentialCacheMs));
   const stopForgetting = await forgetOnChanges(clients, config.fairShare.redisUrl, logger, () => authenticator.forget());
   const screen = new RequestScreen(new CredentialGuard({ allowedIssuerHosts: config.trustedIssuers }), (id) => metrics.credentialRefused(id));
@@ -80,6 +107,7 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
     grpcDeadlineMs: config.grpcDeadlineMs,
     bodyLimit: config.bodyLimitBytes,
   };
+  const isDraining = options.isDraining ?? (() => false);
   // The batch route runs items through the dispatcher the routes themselves feed: bound once it exists.
   let runBatch: GatewayDeps['runBatch'] = () => Promise.reject(new Error('the dispatcher is not built yet'));
   const deps: GatewayDeps = {
@@ -87,8 +115,8 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
     logger,
     clients,
     describeAuth: (accepted) => authenticator.describe(accepted),
-    isDraining: () => draining,
-    readiness,
+    isDraining,
+    readiness: options.readiness,
     runBatch: (ctx) => runBatch(ctx),
     screenFields: (ctx) => screen.multipartFields(ctx),
     metrics,
@@ -105,6 +133,37 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
   const dispatch = createDispatch(router, authenticator, screen, logger, limits.fairShare);
   // Batch items are logged as requests, but counted only as part of their batch's one HTTP request.
   runBatch = createBatchRunner(dispatch, edge, onFinished);
+  return {
+    dispatch,
+    router,
+    edge,
+    metrics,
+    registry,
+    onFinished,
+    inject: async (parts) => dispatch(new RouteContext(inboundRequest(parts), edge, () => undefined)),
+    async stop() {
+      await requestLogs.stop();
+      accessLog.stop();
+      if (ownClients) closeBackendClients(clients);
+      await stopForgetting();
+      limits.close();
+    },
+  };
+}
+
+export async function start(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
+  const logger = createLogger('gateway', config.logLevel);
+  const readiness = new ReadinessWatch({
+    peers: config.peers,
+    tls: config.grpcTls,
+    timeoutMs: config.readinessTimeoutMs,
+    redisUrl: config.fairShare.redisUrl,
+    logger,
+  });
+  await readiness.start();
+  let draining = false;
+  const gateway = await compose(config, { ...options, readiness, isDraining: () => draining }, logger);
+  const { router, dispatch, edge, onFinished, metrics, registry } = gateway;
   const pages = await staticPages(config.portalDevServerUrl, logger);
   const recordAnswer = config.responseRecordFile ? answerRecorder(config.responseRecordFile) : undefined;
   const { listener, answerExpectation } = createRequestListener({
@@ -148,7 +207,7 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
     port,
     url,
     metricsPort: metricsServer?.port,
-    inject: async (parts) => dispatch(new RouteContext(inboundRequest(parts), edge, () => undefined)),
+    inject: gateway.inject,
     async stop() {
       draining = true;
       // Still serving, /health/serving saying 503, until a load balancer polling it sends new connections elsewhere:
@@ -167,12 +226,8 @@ export async function start(config: GatewayConfig, options: StartOptions = {}): 
         });
         server.closeIdleConnections();
       });
-      await requestLogs.stop();
-      accessLog.stop();
-      closeBackendClients(clients);
+      await gateway.stop();
       readiness.stop();
-      await stopForgetting();
-      limits.close();
       await metricsServer?.stop();
       logger.info('stopped');
     },
