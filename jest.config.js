@@ -26,6 +26,12 @@ module.exports = {
       testMatch: ['<rootDir>/{packages,services}/*/test/unit/**/*.test.ts'],
     },
     {
+      // Prettier and ESLint over the whole tree (test/lint): their findings are failures like any other.
+      ...shared,
+      displayName: 'lint',
+      testMatch: ['<rootDir>/test/lint/*.test.ts'],
+    },
+    {
       ...shared,
       displayName: 'deploy',
       testMatch: ['<rootDir>/deploy/test/**/*.test.ts'],

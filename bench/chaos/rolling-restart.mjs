@@ -37,7 +37,7 @@ export async function run({ connections }) {
         await runMixedLoad([frontDoor.url], requests, {
           seconds: sliceSeconds,
           connections,
-          during: (ms) => {
+          during: () => {
             const at = Date.now() - started;
             if (signalledAt === undefined && at >= LEAD_MS) {
               sandbox.signal('SIGHUP');

@@ -29,7 +29,6 @@ interface MatchedResponse {
 
 // An id of our own, so the document's internal refs (#/components/...) resolve against it.
 const DOCUMENT_ID = 'https://openapi.invalid/served-document.json';
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** A JSON pointer segment (RFC 6901), as in #/paths/~1api~1apps/get. */
 const pointer = (...segments: string[]) => segments.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');

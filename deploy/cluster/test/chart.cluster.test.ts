@@ -44,7 +44,7 @@ async function run(cmd: string, args: string[], timeout = 600_000): Promise<stri
   }
 }
 const kubectl = (...args: string[]) => run(KUBECTL, args);
-const kjson = async <T = any>(...args: string[]): Promise<T> => JSON.parse(await kubectl(...args, '-o', 'json')) as T;
+const kjson = async <T>(...args: string[]): Promise<T> => JSON.parse(await kubectl(...args, '-o', 'json')) as T;
 const helm = (...args: string[]) => run(HELM, args, 15 * 60_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -65,7 +65,9 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
  * seen once in a run of the migration step): not what those steps judge.
  */
 const freshAgent = new http.Agent({ keepAlive: false, maxSockets: 64 });
-type Answer = { status: number; json: any };
+/** The few fields of an answer's JSON body this test reads. */
+type AnswerBody = { token?: string; apiKey?: string; down?: string[]; message?: string; error?: { code?: string; message?: string } };
+type Answer = { status: number; json: AnswerBody | undefined };
 function request(
   base: string,
   method: string,
@@ -84,9 +86,9 @@ function request(
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        let json: any;
+        let json: AnswerBody | undefined;
         try {
-          json = JSON.parse(text);
+          json = JSON.parse(text) as AnswerBody;
         } catch {
           json = undefined;
         }
@@ -178,18 +180,38 @@ async function restrictedNamespace(ns: string) {
   await kubectl('create', 'namespace', ns);
   await kubectl('label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/enforce-version=latest');
 }
-type Pod = { metadata: { name: string; uid: string; labels: Record<string, string> }; status: any; spec: any };
+type Container = {
+  name: string;
+  env: { name: string; value?: string }[];
+  resources: { limits: { memory: string } };
+  securityContext: { capabilities: { drop: string[] } };
+};
+type Pod = {
+  metadata: { name: string; uid: string; labels: Record<string, string>; deletionTimestamp?: string };
+  status: {
+    phase: string;
+    podIP: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses: { state: unknown; lastState?: { terminated?: { reason?: string } }; containerID: string; restartCount: number }[];
+  };
+  spec: { securityContext: { runAsNonRoot?: boolean }; containers: Container[] };
+};
+type Deployment = {
+  metadata: { generation: number };
+  spec: { replicas: number };
+  status: { observedGeneration: number; updatedReplicas?: number; readyReplicas?: number; replicas?: number };
+};
 async function pods(ns: string, component?: Component): Promise<Pod[]> {
   const selector = component ? `app.kubernetes.io/component=${component}` : 'app.kubernetes.io/component';
   const list = await kjson<{ items: Pod[] }>('-n', ns, 'get', 'pods', '-l', selector);
   return list.items.filter((p) => !p.metadata.labels['app.kubernetes.io/component']?.startsWith('smoke'));
 }
-const ready = (p: Pod) => (p.status.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+const ready = (p: Pod) => (p.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 /** Every Deployment of the release rolled out and every pod of it Ready. */
 async function waitReady(ns: string, timeoutMs = 600_000) {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const deployments = await kjson<{ items: any[] }>('-n', ns, 'get', 'deployments');
+    const deployments = await kjson<{ items: Deployment[] }>('-n', ns, 'get', 'deployments');
     const all = await pods(ns);
     const settled =
       deployments.items.length === COMPONENTS.length &&
@@ -200,10 +222,10 @@ async function waitReady(ns: string, timeoutMs = 600_000) {
           d.status.readyReplicas === d.spec.replicas &&
           (d.status.replicas ?? 0) === d.spec.replicas,
       );
-    const livePods = all.filter((p) => !p.metadata.hasOwnProperty('deletionTimestamp') && !(p.metadata as any).deletionTimestamp);
+    const livePods = all.filter((p) => !Object.hasOwn(p.metadata, 'deletionTimestamp') && !p.metadata.deletionTimestamp);
     if (settled && livePods.every(ready) && livePods.length === all.length) return all;
     if (Date.now() > end) {
-      const states = all.map((p) => `${p.metadata.name}: ${p.status.phase} ${JSON.stringify(p.status.containerStatuses?.map((c: any) => c.state))}`);
+      const states = all.map((p) => `${p.metadata.name}: ${p.status.phase} ${JSON.stringify(p.status.containerStatuses.map((c) => c.state))}`);
       throw new Error(`not Ready after ${timeoutMs} ms:\n${states.join('\n')}`);
     }
     await sleep(1000);
@@ -268,11 +290,11 @@ async function learner(base: string) {
   const reg = await request(base, 'POST', '/api/auth/register', { body: { email, password } });
   expect(reg.status).toBe(201);
   const app = await request(base, 'POST', '/api/apps', {
-    token: reg.json.token,
+    token: reg.json?.token,
     body: { name: 'cluster load', description: 'deploy/cluster test', scopes: ['hr:read'] },
   });
   expect(app.status).toBe(201);
-  return { token: reg.json.token as string, apiKey: app.json.apiKey as string };
+  return { token: reg.json!.token!, apiKey: app.json!.apiKey! };
 }
 async function mixedProbes(base: string, apps = 3): Promise<Probe[]> {
   const probes: Probe[] = [];
@@ -695,7 +717,7 @@ describe('the chart on a real one-node Kubernetes', () => {
       '--timeout',
       '5m',
     );
-    const hpa = await kjson('-n', EXT_NS, 'get', 'hpa', `${fullname(RELEASE)}-playground`);
+    const hpa = await kjson<{ spec: { scaleTargetRef: { name: string }; minReplicas: number } }>('-n', EXT_NS, 'get', 'hpa', `${fullname(RELEASE)}-playground`);
     expect(hpa.spec.scaleTargetRef.name).toBe(`${fullname(RELEASE)}-playground`);
     expect(hpa.spec.minReplicas).toBe(2);
     await waitReady(EXT_NS);
@@ -706,7 +728,7 @@ describe('the chart on a real one-node Kubernetes', () => {
     const restartsBefore = Object.fromEntries((await pods(EXT_NS)).map((p) => [p.metadata.name, p.status.containerStatuses[0].restartCount]));
     const load = startLoad(base, probes, { rps: 60, concurrency: 12, maxMs: soakMs });
     const peak: Record<string, { workingSetMiB: number; limitMiB: number }> = {};
-    const limits = Object.fromEntries((await pods(EXT_NS)).map((p) => [p.metadata.name, p.spec.containers[0].resources.limits.memory as string]));
+    const limits = Object.fromEntries((await pods(EXT_NS)).map((p) => [p.metadata.name, p.spec.containers[0].resources.limits.memory]));
     const mib = (q: string) => (q.endsWith('Mi') ? Number(q.slice(0, -2)) : q.endsWith('Gi') ? Number(q.slice(0, -2)) * 1024 : Number(q) / 1048576);
     const sample = async () => {
       const summary = JSON.parse(await kubectl('get', '--raw', '/api/v1/nodes/sandbox-node/proxy/stats/summary'));

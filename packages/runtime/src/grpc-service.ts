@@ -9,7 +9,7 @@ import { bindGrpcServer, CALL_STREAM_MAX_AGE_MS, createGrpcServer, forceShutdown
 import { callSecurity, grpcTlsSetting, takesBothProtocols, type GrpcTls } from './grpc-tls';
 import { HealthRegistry, ServingStatus } from './health';
 import type { Logger } from './logger';
-import { grpcMethodName, grpcServerMetrics, monotonicMs, startMetricsServer, type CallMetrics, type MetricsServer, type Registry } from './metrics';
+import { grpcMethodName, grpcServerMetrics, monotonicMs, startMetricsServer, type CallMetrics, type Registry } from './metrics';
 import { PlaintextCalls } from './plaintext-calls';
 
 /**

@@ -25,8 +25,8 @@ describe('identity gRPC service (in process, real MongoDB-wire store)', () => {
     IDENTITY_GRPC_PORT: '0',
     LOG_LEVEL: 'silent',
   };
-  let services: RunningGrpcService[] = [];
-  let clients: Client[] = [];
+  const services: RunningGrpcService[] = [];
+  const clients: Client[] = [];
   let a: Client; // replica A
   let b: Client; // replica B, same database
   let raw: mongoose.Connection;

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { identity, oauth } from '@sandbox/contracts';
-import { promiseClient, type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
+import { type PromiseClient, type RunningGrpcService } from '@sandbox/runtime';
 import { clientAsAllowedCallers, requireStoreUrls, testTransport, tlsEnv } from '@sandbox/testing';
 import { start as startIdentity } from '../../../identity/src/composition';
 import { loadIdentityConfig } from '../../../identity/src/config';
