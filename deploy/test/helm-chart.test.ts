@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
@@ -65,9 +65,30 @@ function helm(args: string[]) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * Helm generates a 4096-bit RSA key for JWT_SIGNING_KEY whenever none is
+ * given, which costs 0.2 to 1.3 s a render on this machine: most of this
+ * file's time. So a render is given a 2048-bit key made once here, except in
+ * the tests about the generated keys themselves (generatingTheSigningKey())
+ * and where the test names the key itself.
+ */
+let signingKeyFile: string;
+let signingKeyGenerated = false;
+function generatingTheSigningKey(): void {
+  beforeAll(() => (signingKeyGenerated = true));
+  afterAll(() => (signingKeyGenerated = false));
+}
+/** Whether these values bring their own Secret (secrets.existingSecret), in which case the chart generates nothing. */
+const bringsASecret = (args: string[]) =>
+  args.some((arg, i) => arg.includes('existingSecret') || (args[i - 1] === '-f' && /^\s*existingSecret:\s*\S/m.test(readFileSync(arg, 'utf8'))));
+const givenSigningKey = (args: string[]) =>
+  signingKeyGenerated || bringsASecret(args) || args.some((arg) => arg.includes('JWT_SIGNING_KEY'))
+    ? []
+    : ['--set-file', `secrets.values.JWT_SIGNING_KEY=${signingKeyFile}`];
+
 /** `helm template` as an operator would run it: with an image (IMAGE_VALUES) and the given values. */
 function helmTemplate(args: string[], chart = CHART) {
-  return helm(['template', RELEASE, chart, '--namespace', 'sandbox', '-f', IMAGE_VALUES, ...args]);
+  return helm(['template', RELEASE, chart, '--namespace', 'sandbox', '-f', IMAGE_VALUES, ...args, ...givenSigningKey(args)]);
 }
 
 /** The render fails, and its message names what was wrong. */
@@ -151,6 +172,8 @@ const isSubset = (subset: Record<string, string>, of: Record<string, string>) =>
 
 beforeAll(() => {
   helmHome = mkdtempSync(join(tmpdir(), 'helm-home-'));
+  signingKeyFile = join(helmHome, 'jwt-signing-key.pem');
+  writeFileSync(signingKeyFile, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
   if (!existsSync(HELM)) {
     // First run on a fresh machine: build helm (minutes); afterwards a no-op.
     const built = spawnSync('bash', ['-c', 'source scripts/lib/helm.sh && ensure_helm'], { cwd: ROOT, encoding: 'utf8' });
@@ -175,7 +198,7 @@ describe.each([
   });
 
   it('when linted strictly, then helm reports no problem', () => {
-    const { status, stdout, stderr } = helm(['lint', '--strict', CHART, '-f', IMAGE_VALUES, ...args]);
+    const { status, stdout, stderr } = helm(['lint', '--strict', CHART, '-f', IMAGE_VALUES, ...args, ...givenSigningKey(args)]);
     expect({ status, output: stdout + stderr }).toEqual({ status: 0, output: expect.stringContaining('0 chart(s) failed') });
   });
 
@@ -452,6 +475,7 @@ describe.each([
 });
 
 describe('the chart with default values', () => {
+  generatingTheSigningKey();
   let manifests: Manifest[];
   beforeAll(() => {
     manifests = render();
@@ -487,6 +511,7 @@ describe('the chart with default values', () => {
 });
 
 describe('generated keys across an upgrade (lookup simulated)', () => {
+  generatingTheSigningKey();
   // helm template cannot reach a cluster, so `lookup` finds nothing. The chart
   // reads the cluster only in templates/_lookup.tpl; a copy of the chart gets
   // a version of that file that answers with the Secrets the first render

@@ -9,6 +9,7 @@ type Style = (typeof STYLES)[number];
 /** Entities small enough to walk whole; the 1,000,000-row one is checked at its edges. */
 const WALKABLE = PACKS.flatMap((p) => p.entities.filter((e) => e.count <= 10_000).map((e) => [p.name, e.name] as const));
 const PAGE_SIZE = 400;
+const entityCount = (pack: string, entity: string) => PACKS.find((p) => p.name === pack)!.entities.find((e) => e.name === entity)!.count;
 
 interface Page {
   status: number;
@@ -109,7 +110,11 @@ afterAll(async () => system?.stop());
 describe.each(WALKABLE)('%s/%s', (pack, entity) => {
   const path = `/playground/data/${pack}/${entity}`;
 
-  it.each(SHAPES)('in shape %s, every style and the generic nextLink client collect exactly total rows, the same rows', async (shape) => {
+  // Paging counts the entity's own rows in every shape (the data service's unit tests pin each shape's
+  // rendering), so the other shapes are walked whole on the entities of at most 2,500 rows: every style
+  // still crosses several pages in each shape, at a third of the rows.
+  const shapes = SHAPES.filter((shape) => shape === 'flat' || entityCount(pack, entity) <= 2_500);
+  it.each(shapes)('in shape %s, every style and the generic nextLink client collect exactly total rows, the same rows', async (shape) => {
     let reference: unknown[] | undefined;
     for (const style of STYLES) {
       const pages = await walkByStyle(path, shape, style);
