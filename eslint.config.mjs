@@ -6,6 +6,7 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import prettier from 'eslint-config-prettier';
+import { gatewayLayerZones } from './services/gateway/eslint-layers.mjs';
 
 const services = ['gateway', 'identity', 'oauth', 'data', 'playground'];
 
@@ -62,6 +63,8 @@ export default tseslint.config(
               from: ['./services', './packages/launcher'],
               message: 'packages/contracts and packages/runtime sit below the services and never import them.',
             },
+            // Within the gateway, each part imports only from the layers below its own (docs/decisions.md, "The gateway's layers").
+            ...gatewayLayerZones,
             // contracts is what both sides of a call agree on: plain data and generated code, no runtime machinery.
             { target: './packages/contracts/src', from: './packages/runtime', message: 'packages/contracts imports nothing of ours.' },
           ],

@@ -47,7 +47,7 @@ import { checklist } from './checklist.mjs';
  * out on a busy 2-core machine before the load even starts.
  */
 const DEADLINE_MS = 5000;
-/** DELAY_MARGIN_MS in services/gateway/src/routes/http-practice-routes.ts: /playground/response?delay=d has a deadline of d plus this. */
+/** DELAY_MARGIN_MS in services/gateway/src/routes/http-practice/http-practice-routes.ts: /playground/response?delay=d has a deadline of d plus this. */
 const DELAY_MARGIN_MS = 5000;
 /** Longer than every deadline of the routes sent (at most 5.1 s) and its margin, so that no answer can beat its deadline while the toxic is on. */
 const LATENCY_MS = 8000;

@@ -13,8 +13,8 @@ const { documentExamples } = require('../../data/dist/examples.js');
 
 /** The address `npm start` serves, as in the Postman collection: the examples' links start with it. */
 const LOCAL_BASE_URL = 'http://127.0.0.1:8080';
-/** Where the gateway mounts the data API (routes/data-routes.ts, DATA_ROOT). */
-const { DATA_ROOT } = require('../dist/routes/data-routes.js');
+/** Where the gateway mounts the data API (routes/data/data-routes.ts, DATA_ROOT). */
+const { DATA_ROOT } = require('../dist/routes/data/data-routes.js');
 
 const OUT = join(__dirname, '..', 'dist', 'openapi', 'data-examples.json');
 const examples = { baseUrl: LOCAL_BASE_URL, ...documentExamples(LOCAL_BASE_URL + DATA_ROOT) };

@@ -2,35 +2,38 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createMetricsRegistry, startMetricsServer, type Logger, type MetricsServer, type Registry } from '@sandbox/runtime';
+import { createLogger, createMetricsRegistry, startMetricsServer, type MetricsServer, type Registry } from '@sandbox/runtime';
 import { Authenticator } from './auth/authenticate';
 import { isOperator } from './auth/operator';
 import { createAuthSchemes } from './auth/schemes';
 import { forgetOnChanges } from './caches/changes';
+import { PageCache } from './caches/page-cache';
 import { closeBackendClients, createBackendClients, type BackendClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { GatewayDeps } from './deps';
 import { buildFairShare } from './fair-share/build-fair-share';
 import type { LimitOverrides } from './fair-share/limit-overrides';
+import { slowRoutesWords } from './fair-share/refusal-words';
 import type { Clock } from './fair-share/token-bucket';
 import { CredentialGuard } from './guard/credential-guard';
 import { RequestScreen } from './guard/screen';
 import { answerClientError, answerConnect } from './http/client-error';
 import { RouteContext, type EdgeOptions } from './http/context';
-import { createBatchRunner } from './http/batch';
 import { createDispatch, type Dispatch } from './http/dispatch';
 import { inboundRequest, type RequestParts } from './http/inbound';
 import type { Reply } from './http/reply';
 import { Router } from './http/router';
 import { createRequestListener } from './http/server';
-import { staticPages } from './http/static-pages';
 import { AccessLog } from './observe/access-log';
 import { answerRecorder } from './observe/answer-recorder';
 import { recordFinishedRequests } from './observe/finished-requests';
 import { GatewayMetrics } from './observe/metrics';
 import { RequestLogRecorder } from './observe/request-log-recorder';
+import { servedDocuments } from './openapi/served-documents';
 import { ReadinessWatch, type ReadinessView } from './readiness';
 import { buildRoutes } from './routes';
+import { createBatchRunner } from './routes/http-practice/batch-runner';
+import { staticPages } from './routes/system/static-pages';
 import { buildSso } from './sso/build-sso';
 import type { Clock as SsoClock } from './sso/sealed-cookie';
 
@@ -108,29 +111,43 @@ async function compose(config: GatewayConfig, options: ComposeOptions, logger = 
     bodyLimit: config.bodyLimitBytes,
   };
   const isDraining = options.isDraining ?? (() => false);
+  // The data pages the gateway keeps: made here, so that building the route table keeps nothing.
+  const pageCache = new PageCache(config.pageCache.maxBytes, config.pageCache.ttlMs);
+  metrics.watchPageCache(pageCache);
+  const operatorOf = (ctx: RouteContext) => isOperator(authenticator, ctx, logger);
   // The batch route runs items through the dispatcher the routes themselves feed: bound once it exists.
   let runBatch: GatewayDeps['runBatch'] = () => Promise.reject(new Error('the dispatcher is not built yet'));
+  // The OpenAPI document is built from the finished table: bound once it exists.
+  let apiDocument: GatewayDeps['apiDocument'] = () => {
+    throw new Error('the route table is not built yet');
+  };
   const deps: GatewayDeps = {
     config,
     logger,
     clients,
+    pageCache,
     describeAuth: (accepted) => authenticator.describe(accepted),
     isDraining,
     readiness: options.readiness,
     runBatch: (ctx) => runBatch(ctx),
     screenFields: (ctx) => screen.multipartFields(ctx),
-    metrics,
-    isOperator: (ctx) => isOperator(authenticator, ctx, logger),
+    apiDocument: (baseUrl, operator) => apiDocument(baseUrl, operator),
+    isOperator: operatorOf,
     sso: buildSso(config.sso, clients.identity, logger, options.ssoClock),
   };
   const router = new Router(buildRoutes(deps));
+  apiDocument = servedDocuments(
+    () => router.routes,
+    (name) => authenticator.describe([name])[0]!.how,
+  );
   const limits = buildFairShare(config.fairShare, {
     logger,
+    slowRoutes: slowRoutesWords(router.routes),
     clock: options.clock,
     overrides: options.overrides,
     listAppLimits: async () => (await clients.identity.listAppLimits({})).limits,
   });
-  const dispatch = createDispatch(router, authenticator, screen, logger, limits.fairShare);
+  const dispatch = createDispatch(router, { authentication: authenticator, isOperator: operatorOf, screen, fairShare: limits.fairShare }, logger);
   // Batch items are logged as requests, but counted only as part of their batch's one HTTP request.
   runBatch = createBatchRunner(dispatch, edge, onFinished);
   return {

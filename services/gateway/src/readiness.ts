@@ -1,4 +1,4 @@
-import { Metadata, type ClientReadableStream, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import Redis from 'ioredis';
 import { health } from '@sandbox/contracts';
 import {

@@ -1,4 +1,4 @@
-import type { AdminOperations } from './operations';
+import type { AdminOperations } from '../routes/operators/operations';
 
 /*
  * How the CLI shows each answer to a person (cli.ts; --json prints the

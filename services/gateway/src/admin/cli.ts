@@ -5,7 +5,7 @@ import { AppError, ConfigError, type CallOptionsLite } from '@sandbox/runtime';
 import { closeBackendClients, createBackendClients } from '../clients';
 import { loadGatewayConfig } from '../config';
 import { auditText, deletedText, disabledText, limitsText, limitText, purgedText, unlimitText, userText, usersText } from './cli-format';
-import { AdminOperations, type Operator } from './operations';
+import { AdminOperations, type Operator } from '../routes/operators/operations';
 
 /*
  * The operators' CLI (docs/operators.md): `npm run admin -- <command>` in a

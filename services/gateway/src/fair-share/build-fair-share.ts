@@ -1,6 +1,5 @@
 import Redis from 'ioredis';
 import { REDIS_FAIL_FAST, type Logger } from '@sandbox/runtime';
-import type { GatewayConfig } from '../config';
 import type { BucketStore } from './bucket-store';
 import { FairShare } from './fair-share';
 import { LeasedBudget } from './leased-budget';
@@ -12,7 +11,7 @@ import { PolledOverrides, type ListAppLimits } from './polled-overrides';
 import { RedisBucketStore } from './redis-bucket-store';
 import { RedisSlotCounter } from './redis-slot-counter';
 import type { SlotCounter } from './slot-counter';
-import type { Clock } from './token-bucket';
+import type { BucketPolicy, Clock } from './token-bucket';
 
 /**
  * The longest a slow request holds its slot in Redis: the 60 s wait or batch
@@ -20,6 +19,21 @@ import type { Clock } from './token-bucket';
  * so a crashed gateway's slots free themselves within two minutes.
  */
 const SLOT_LAPSE_MS = 120_000;
+
+/** The fair-share limits as configured (config.ts reads them from the environment: RATE_LIMIT_*, SLOW_REQUESTS_*, REDIS_URL). */
+export interface FairShareSettings {
+  /** The default per-app and per-address policies; absent: that limiter is off. */
+  app?: BucketPolicy;
+  address?: BucketPolicy;
+  /** RATE_LIMIT_EXEMPT_APPS and RATE_LIMIT_APP_OVERRIDES. */
+  exemptApps: readonly string[];
+  appOverrides: ReadonlyMap<string, { perSecond: number; burst: number }>;
+  /** Slow requests in flight at once; 0: no cap. */
+  slowPerApp: number;
+  slowPerAddress: number;
+  /** Where the counts live, shared by every gateway replica; absent: in this process. */
+  redisUrl?: string;
+}
 
 /**
  * The fair-share limits from the configuration, or none when no limit is
@@ -31,8 +45,15 @@ const SLOT_LAPSE_MS = 120_000;
  * waits on its limiter.
  */
 export function buildFairShare(
-  config: GatewayConfig['fairShare'],
-  options: { logger: Logger; clock?: Clock; overrides?: LimitOverrides; listAppLimits?: ListAppLimits },
+  config: FairShareSettings,
+  options: {
+    logger: Logger;
+    /** The routes that take a slow-request slot, in words (refusal-words.ts slowRoutesWords). */
+    slowRoutes: string;
+    clock?: Clock;
+    overrides?: LimitOverrides;
+    listAppLimits?: ListAppLimits;
+  },
 ): { fairShare?: FairShare; close(): void } {
   const { app, address, slowPerApp, slowPerAddress, redisUrl } = config;
   const overridden = config.exemptApps.length > 0 || config.appOverrides.size > 0;
@@ -64,6 +85,7 @@ export function buildFairShare(
     slots,
     clock,
     outage,
+    slowRoutes: options.slowRoutes,
   });
   return {
     fairShare,

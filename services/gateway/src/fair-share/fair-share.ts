@@ -23,6 +23,8 @@ export interface FairShareParts {
   slots: SlotCounter;
   clock: Clock;
   outage: OutageNotice;
+  /** The routes that take a slow-request slot, in words, for the refusal (refusal-words.ts slowRoutesWords). */
+  slowRoutes: string;
 }
 
 /**
@@ -97,7 +99,7 @@ export class FairShare {
       if (!taken.held) {
         const full = claims[taken.full]!;
         this.add(ctx, concurrencyItem(names[taken.full]!, full.cap, full.cap));
-        throw tooManySlowRequests(names[taken.full] === 'app-slow' ? 'app' : 'address', full.cap);
+        throw tooManySlowRequests(names[taken.full] === 'app-slow' ? 'app' : 'address', full.cap, this.parts.slowRoutes);
       }
       claims.forEach((claim, i) => this.add(ctx, concurrencyItem(names[i]!, claim.cap, taken.inUse[i]!)));
       const release = () => this.parts.slots.release(claims, id);

@@ -1,4 +1,5 @@
 import { resourceExhausted, type AppError } from '@sandbox/runtime';
+import type { Route } from '../http/route';
 import type { BucketPolicy } from './token-bucket';
 
 /** A number as people write it: at most two decimals, none when whole. */
@@ -28,17 +29,31 @@ export function rateLimited(policy: BucketPolicy, retryAfterSeconds: number): Ap
   ).retryAfter(retryAfterSeconds);
 }
 
-/** The routes that take a slow-request slot, in words. */
-export const SLOW_ROUTES_WORDS = '/playground/timeout, /playground/response with a delay, /playground/batch';
+/**
+ * The routes that take a slow-request slot, in words, from the rows that
+ * say they are slow (route.ts `slow`, and `slowWhen` for one that is slow
+ * only sometimes): "/playground/timeout, /playground/response with a delay,
+ * /playground/batch". Listed by path, from Z to A: the order the refusal,
+ * docs/errors.md and the README have always named them in.
+ */
+export function slowRoutesWords(rows: readonly Route[]): string {
+  return rows
+    .filter((row) => row.slow)
+    .map((row) => ({ path: row.path, words: row.slowWhen ? `${row.path} ${row.slowWhen}` : row.path }))
+    .sort((a, b) => (a.path < b.path ? 1 : a.path > b.path ? -1 : 0))
+    .map((row) => row.words)
+    .join(', ');
+}
 
 /**
  * 429 too_many_slow_requests: no Retry-After, because no wait is known: a
  * slot comes free when one of the caller's own slow requests is answered.
+ * `slowRoutes` names the routes that take a slot (slowRoutesWords).
  */
-export function tooManySlowRequests(who: 'app' | 'address', cap: number): AppError {
+export function tooManySlowRequests(who: 'app' | 'address', cap: number, slowRoutes: string): AppError {
   const whose = who === 'app' ? 'This app already has' : 'Your address already has';
   return resourceExhausted(
     'too_many_slow_requests',
-    `${whose} ${cap} slow requests in flight (${SLOW_ROUTES_WORDS}), the most it may hold at once. Wait for one of them to be answered, then retry.`,
+    `${whose} ${cap} slow requests in flight (${slowRoutes}), the most it may hold at once. Wait for one of them to be answered, then retry.`,
   );
 }

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Cancellation, type CallOptionsLite, type CancelSignal } from '@sandbox/runtime';
-import type { Credential, SchemeName } from '../auth/scheme';
-import type { LimitItem } from '../fair-share/rate-limit-fields';
 import type { Input } from './contract';
+import type { Credential, SchemeName } from './credential';
 import { badRequest } from './errors';
 import { publicBaseUrl, type PublicUrlOptions } from './public-url';
+import type { LimitItem } from './rate-limit-fields';
 import type { Route } from './route';
 
 /** A caller-supplied id is kept only when it is short and plain, so it is safe in logs and headers. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { quoteInput } from '@sandbox/runtime';
-import type { SchemeName } from '../auth/scheme';
 import type { FormBody } from './body';
 import type { RouteContext } from './context';
+import type { SchemeName } from './credential';
 import { badRequest } from './errors';
 
 /*

@@ -1,17 +1,14 @@
 import { AppError, type Logger } from '@sandbox/runtime';
-import type { Authenticator } from '../auth/authenticate';
-import { isOperator } from '../auth/operator';
-import type { FairShare } from '../fair-share/fair-share';
-import { writeLimitFields } from '../fair-share/rate-limit-fields';
 import { whenReady, type MaybePromise } from '../maybe-async';
 import { readBody } from './body';
 import type { RouteContext } from './context';
 import { parseRequestBody, parseRequestLine } from './contract';
-import { corsHeaders, isPreflight, preflightReply } from './cors';
+import { isPreflight, OPEN_CORS } from './cors';
 import { errorReply, refusal } from './errors';
+import type { Gatekeepers, Limits } from './gatekeepers';
+import { writeLimitFields } from './rate-limit-fields';
 import { empty, type Reply } from './reply';
 import type { HttpMethod, Route } from './route';
-import type { RequestScreen } from '../guard/screen';
 import type { Matched, Router } from './router';
 import { SECURITY_HEADERS } from './security-headers';
 
@@ -35,7 +32,8 @@ export type Dispatch = (ctx: RouteContext, matched?: Matched) => MaybePromise<Re
  * memory (the cached data page) runs synchronously end to end: no promise, no
  * microtask (see maybe-async.ts).
  */
-export function createDispatch(router: Router, authenticator: Authenticator, screen: RequestScreen, logger: Logger, fairShare?: FairShare): Dispatch {
+export function createDispatch(router: Router, gatekeepers: Gatekeepers, logger: Logger): Dispatch {
+  const { authentication, isOperator, screen, fairShare } = gatekeepers;
   const fail = (ctx: RouteContext, error: unknown): Reply => {
     if (error instanceof AppError) ctx.failure = `${error.code}: ${error.message}`;
     return errorReply(error, ctx.route?.errors ?? 'api', ctx.requestId, logger, { method: ctx.method, path: ctx.path });
@@ -50,14 +48,13 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
     if (matched.kind === 'none') return unknownPath(ctx);
     if (matched.kind === 'other-method') {
       const { allowed, routes } = matched;
-      if (routes[0]!.operatorOnly)
-        return whenReady(isOperator(authenticator, ctx, logger), (yes) => (yes ? otherMethod(ctx, allowed, routes) : concealed(ctx)));
+      if (routes[0]!.operatorOnly) return whenReady(isOperator(ctx), (yes) => (yes ? otherMethod(ctx, allowed, routes) : concealed(ctx)));
       return otherMethod(ctx, allowed, routes);
     }
     const { route } = matched;
     if (route.operatorOnly) {
       // Before anything else about the request is looked at (even its path's encoding): whatever else it could be refused for would tell a learner the row is here.
-      return whenReady(isOperator(authenticator, ctx, logger), (yes) => {
+      return whenReady(isOperator(ctx), (yes) => {
         if (!yes) return concealed(ctx);
         ctx.route = route;
         ctx.setParams(matched.params);
@@ -69,13 +66,13 @@ export function createDispatch(router: Router, authenticator: Authenticator, scr
     const limits = route.rateLimited ? fairShare : undefined;
     // The address's budget before the credential is checked, so that refused credentials are counted too.
     const addressAdmitted = limits?.admitAddress(ctx);
-    const verify = () => (route.auth.length ? authenticator.authenticate(ctx, route.auth) : undefined);
+    const verify = () => (route.auth.length ? authentication.authenticate(ctx, route.auth) : undefined);
     const authenticated = limits ? whenReady(whenReady(addressAdmitted, verify), () => limits.admitApp(ctx)) : verify();
     return admitted(ctx, route, authenticated, limits);
   };
 
   /** The rest of the pipeline, once the request is authenticated (or on its way to be) and within its budgets. */
-  const admitted = (ctx: RouteContext, route: Route, authenticated: MaybePromise<unknown>, limits: FairShare | undefined): MaybePromise<Reply> => {
+  const admitted = (ctx: RouteContext, route: Route, authenticated: MaybePromise<unknown>, limits: Limits | undefined): MaybePromise<Reply> => {
     const { contract } = route;
     // The request line is checked after the credential: a stranger learns nothing from the parameters' rules.
     const checked = contract ? whenReady(authenticated, () => parseRequestLine(ctx, contract)) : authenticated;
@@ -132,7 +129,7 @@ function otherMethod(ctx: RouteContext, allowed: HttpMethod[], routes: Route[]):
   if (isPreflight(ctx)) {
     // The preflight is answered under the path's rows' policy, its CORS headers included (decorate reads ctx.route).
     ctx.route = routes[0];
-    return preflightReply(ctx, routes[0].cors, allowed);
+    return routes[0].cors.preflight(ctx, allowed);
   }
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
   if (ctx.method === 'OPTIONS') return empty(204, { Allow: allow });
@@ -149,7 +146,7 @@ export function decorate(ctx: RouteContext, reply: Reply): Reply {
   const { headers } = reply;
   headers['X-Request-Id'] = ctx.requestId;
   for (const name in SECURITY_HEADERS) headers[name] = SECURITY_HEADERS[name];
-  const cors = corsHeaders(ctx.route?.cors ?? 'open', ctx);
+  const cors = (ctx.route?.cors ?? OPEN_CORS).headers(ctx);
   for (const name in cors) headers[name] = cors[name];
   if (ctx.route?.noStore) headers['Cache-Control'] = 'no-store';
   if (ctx.rateLimits) writeLimitFields(headers, ctx.rateLimits);

@@ -1,8 +1,10 @@
-import type { SchemeName } from '../auth/scheme';
 import type { MaybePromise } from '../maybe-async';
 import type { RouteContext } from './context';
 import type { Contract } from './contract';
+import { OPEN_CORS, type CorsPolicy } from './cors';
+import type { SchemeName } from './credential';
 import type { Reply } from './reply';
+import type { RouteFamily } from './route-family';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -16,15 +18,6 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - stream: the body as a stream, for routes that must not buffer it.
  */
 export type BodyMode = 'none' | 'json' | 'form' | 'raw' | 'stream';
-
-/**
- * Who may read a route's answers from a browser page.
- * - open: any origin, no credentials (the API's default: credentials travel in
- *   headers, never cookies).
- * - lab: the CORS lab's: the caller's origin reflected (never `*`), steerable
- *   by query parameters so a learner can make a browser fail on purpose.
- */
-export type CorsPolicy = 'open' | 'lab';
 
 /** The shape of error bodies: the project's one shape, or RFC 6749 5.2 on the OAuth endpoints. */
 export type ErrorFormat = 'api' | 'oauth';
@@ -43,6 +36,8 @@ export interface Route {
   /** path-to-regexp syntax, e.g. /playground/data/:pack/:entity */
   readonly path: string;
   readonly summary: string;
+  /** What the route is for (route-family.ts): its usage is counted and its operations tagged under it. */
+  readonly family: RouteFamily;
   /** The auth schemes accepted, in the order they are looked for; empty: none needed. */
   readonly auth: readonly SchemeName[];
   readonly body: BodyMode;
@@ -50,6 +45,7 @@ export interface Route {
   readonly bodyOptional: boolean;
   /** Largest body read, in bytes (the server's BODY_LIMIT unless the row says otherwise). */
   readonly bodyLimit?: number;
+  /** Who may read its answers from a browser page (cors.ts). */
   readonly cors: CorsPolicy;
   readonly errors: ErrorFormat;
   /** Deadline of each service call the handler makes (the server's GRPC_DEADLINE_MS unless the row says otherwise). */
@@ -72,6 +68,12 @@ export interface Route {
    */
   readonly slow?: (ctx: RouteContext) => boolean;
   /**
+   * When a request to a row that is not always slow is, in words ("with a
+   * delay"): the 429 too_many_slow_requests names the slow rows
+   * (fair-share/refusal-words.ts), each with these words.
+   */
+  readonly slowWhen?: string;
+  /**
    * For operators only (docs/operators.md): served to the portal session of
    * a user identity names an operator. Anyone else (no session, a bad or
    * ended one, a learner's) gets exactly the 404 of an unknown path, before
@@ -86,17 +88,28 @@ export interface Route {
 }
 
 export type RouteSpec = Pick<Route, 'path' | 'summary' | 'handler'> & { methods: HttpMethod | readonly HttpMethod[] } & Partial<
-    Omit<Route, 'path' | 'summary' | 'handler' | 'methods'>
+    Omit<Route, 'path' | 'summary' | 'handler' | 'methods' | 'family'>
   >;
 
-/** A row with the API's defaults: no auth, no body, open CORS, the project's error shape, rate-limited, for everyone. */
-export function route(spec: RouteSpec): Route {
+/**
+ * The row maker of one family: its rows with the API's defaults (no auth, no
+ * body, open CORS, the project's error shape, rate-limited, for everyone),
+ * each declaring `family`. A route module makes its own once
+ * (`const route = routeOf('data')`), since it knows what its rows are for.
+ */
+export const routeOf =
+  (family: RouteFamily) =>
+  (spec: RouteSpec): Route =>
+    makeRow(family, spec);
+
+function makeRow(family: RouteFamily, spec: RouteSpec): Route {
   const { methods, ...rest } = spec;
   const row: Route = {
+    family,
     auth: [],
     body: 'none',
     bodyOptional: false,
-    cors: 'open',
+    cors: OPEN_CORS,
     errors: 'api',
     noStore: false,
     rateLimited: true,
@@ -104,6 +117,7 @@ export function route(spec: RouteSpec): Route {
     ...rest,
     methods: typeof methods === 'string' ? [methods] : methods,
   };
+  if (row.slowWhen !== undefined && !row.slow) throw new Error(`${row.path}: slowWhen says when a slow row is slow; the row has no slow`);
   if (row.operatorOnly && (row.auth.length !== 1 || row.auth[0] !== 'portal_session'))
     throw new Error(`${row.path}: an operator-only row accepts the portal session and nothing else`);
   return row;

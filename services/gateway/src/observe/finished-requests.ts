@@ -1,4 +1,3 @@
-import { routeFamily } from '../http/route-family';
 import type { OnRequestFinished } from '../http/server';
 import type { AccessLog } from './access-log';
 import type { RequestLogRecorder } from './request-log-recorder';
@@ -31,7 +30,7 @@ export function recordFinishedRequests(accessLog: AccessLog, requestLogs: Reques
       latencyMs,
       requestId: ctx.requestId,
       failure: status >= 400 ? (ctx.failure ?? '') : '',
-      routeFamily: ctx.route ? routeFamily(ctx.route.path) : 'system',
+      routeFamily: ctx.route ? ctx.route.family : 'system',
     });
   };
 }

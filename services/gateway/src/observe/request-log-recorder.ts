@@ -5,7 +5,7 @@ import { UsageCounts } from './usage-counts';
 /**
  * An entry as recorded: its time as epoch milliseconds, formatted only if the
  * entry is sent (under load most are superseded first), and the route family
- * it is counted under for usage (http/route-family.ts).
+ * it is counted under for usage (the family its row declares).
  */
 export type RecordedRequest = Omit<identity.RequestLogEntry, 'time'> & { at: number; routeFamily: string };
 

@@ -1,11 +1,11 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { SchemeName } from '../auth/scheme';
-import { binary, type Contract, type HeaderDoc, type ResponseDoc, type StatusClass } from '../http/contract';
+import { binary, type Contract, type HeaderDoc, type ResponseDoc } from '../http/contract';
 import { visibleTo, type ErrorFormat, type HttpMethod, type Route } from '../http/route';
-import { routeFamily, type RouteFamily } from '../http/route-family';
-import { OAUTH_PATHS } from '../routes/oauth-routes';
-import { API_VERSION, SERVICE_NAME } from '../routes/system-routes';
+import type { RouteFamily } from '../http/route-family';
+import { OAUTH_PATHS } from '../routes/oauth2/oauth-routes';
+import { API_VERSION, SERVICE_NAME } from '../routes/system/system-routes';
 import { DATA_EXAMPLE_COMPONENTS, dataExamples, type DataExamples } from './data-examples';
 
 /** The OpenAPI document as built (zod-to-openapi's output type). */
@@ -97,7 +97,7 @@ function operation(route: Route, method: HttpMethod): RouteConfig {
     operationId: operationId(method, route.path),
     summary: route.summary,
     ...(contract?.description ? { description: contract.description } : {}),
-    tags: [tagOf(route.path)],
+    tags: [TAGS[route.family]],
     ...security(route),
     request: {
       params: contract?.params ?? pathParams(route.path),
@@ -275,7 +275,7 @@ function operationId(method: HttpMethod, path: string): string {
   return method.toLowerCase() + (words.join('') || 'Root');
 }
 
-/** The docs' group of each route family. */
+/** The docs' group of each route family: an operation is tagged with its row's. */
 const TAGS: Record<RouteFamily, string> = {
   data: 'Data',
   auth: 'Auth playground',
@@ -286,9 +286,6 @@ const TAGS: Record<RouteFamily, string> = {
   portal: 'Portal',
   system: 'System',
 };
-
-/** The group a path belongs to, as the docs show them: its route family. */
-const tagOf = (path: string): string => TAGS[routeFamily(path)];
 
 /** The security scheme object registerComponent takes (openapi3-ts's, through zod-to-openapi). */
 type SecurityScheme = Parameters<OpenAPIRegistry['registerComponent']>[2];

@@ -1,17 +1,21 @@
 import type { GatewayDeps } from '../deps';
 import type { Route } from '../http/route';
-import { adminRoutes } from './admin-routes';
-import { authPlaygroundRoutes } from './auth-playground-routes';
-import { dataRoutes } from './data-routes';
-import { httpPracticeRoutes } from './http-practice-routes';
-import { oauth1Routes } from './oauth1-routes';
-import { oauthRoutes } from './oauth-routes';
-import { openApiRoutes } from './openapi-routes';
-import { portalRoutes } from './portal-routes';
-import { ssoRoutes } from './sso-routes';
-import { systemRoutes } from './system-routes';
+import { authPlaygroundRoutes } from './auth-playground/auth-playground-routes';
+import { dataRoutes } from './data/data-routes';
+import { httpPracticeRoutes } from './http-practice/http-practice-routes';
+import { oauth1Routes } from './oauth1/oauth1-routes';
+import { oauthRoutes } from './oauth2/oauth-routes';
+import { adminRoutes } from './operators/admin-routes';
+import { portalRoutes } from './portal/portal-routes';
+import { ssoRoutes } from './portal/sso-routes';
+import { openApiRoutes } from './system/openapi-routes';
+import { systemRoutes } from './system/system-routes';
 
-/** The gateway's whole route table, in matching order. */
+/**
+ * The gateway's whole route table, in matching order. Building it keeps
+ * nothing and calls nothing: each row reads what it uses from deps when a
+ * request is served (openapi/offline-document.ts builds it with no server).
+ */
 export function buildRoutes(deps: GatewayDeps): Route[] {
   const table: Route[] = [];
   table.push(
@@ -24,7 +28,7 @@ export function buildRoutes(deps: GatewayDeps): Route[] {
     ...portalRoutes(deps),
     ...adminRoutes(deps),
     ...ssoRoutes(deps),
-    ...openApiRoutes(deps, () => table),
+    ...openApiRoutes(deps),
   );
   return table;
 }

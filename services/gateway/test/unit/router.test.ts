@@ -1,8 +1,8 @@
 import { json } from '../../src/http/reply';
-import { route, type HttpMethod } from '../../src/http/route';
+import { routeOf, type HttpMethod } from '../../src/http/route';
 import { Router } from '../../src/http/router';
 
-const row = (methods: HttpMethod | HttpMethod[], path: string) => route({ methods, path, summary: path, handler: () => json({}) });
+const row = (methods: HttpMethod | HttpMethod[], path: string) => routeOf('system')({ methods, path, summary: path, handler: () => json({}) });
 
 describe('Router', () => {
   const router = new Router([

@@ -1,6 +1,6 @@
 import type { identity } from '@sandbox/contracts';
-import { usageCsv } from '../../src/admin/usage-csv';
-import { usageFileName } from '../../src/admin/operations';
+import { usageCsv } from '../../src/routes/operators/usage-csv';
+import { usageFileName } from '../../src/routes/operators/operations';
 
 const row = (fields: Partial<identity.UsageRow> = {}): identity.UsageRow => ({
   day: '2030-06-01',

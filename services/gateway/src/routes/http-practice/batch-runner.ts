@@ -1,10 +1,10 @@
 import { apiErrorBody, AppError, GrpcStatus, quoteInput } from '@sandbox/runtime';
-import { RouteContext, type EdgeOptions } from './context';
-import type { Dispatch } from './dispatch';
-import { badRequest } from './errors';
-import { inboundRequest } from './inbound';
-import { json, type Reply } from './reply';
-import type { OnRequestFinished } from './server';
+import { RouteContext, type EdgeOptions } from '../../http/context';
+import type { Dispatch } from '../../http/dispatch';
+import { badRequest } from '../../http/errors';
+import { inboundRequest } from '../../http/inbound';
+import { json, type Reply } from '../../http/reply';
+import type { OnRequestFinished } from '../../http/server';
 
 /** Limits of POST /playground/batch (the spec leaves them open; docs/http-practice.md). */
 export const BATCH = { maxItems: 20, budgetMs: 60_000, path: '/playground/batch' } as const;

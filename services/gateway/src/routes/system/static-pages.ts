@@ -5,8 +5,8 @@ import type { Duplex } from 'node:stream';
 import type { RequestHandler } from 'express';
 import serveStatic from 'serve-static';
 import type { Logger } from '@sandbox/runtime';
-import { PORTAL_SECURITY_HEADERS } from './security-headers';
-import type { Mount } from './server';
+import { PORTAL_SECURITY_HEADERS } from '../../http/security-headers';
+import type { Mount } from '../../http/server';
 
 /** What the gateway serves as files, each built into dist/<dir> by `npm run build`. */
 export const PORTAL_PREFIX = '/portal';
@@ -21,8 +21,8 @@ const PAGES = [
   { prefix: POSTMAN_PREFIX, dir: 'postman', entry: POSTMAN_COLLECTION, script: 'build:postman' },
 ] as const;
 
-/** dist/, beside this file's dist/http. */
-const DIST = join(__dirname, '..');
+/** dist/, two up from this file's dist/routes/system. */
+const DIST = join(__dirname, '..', '..');
 
 export interface StaticPages {
   mounts: Mount[];

@@ -1,15 +1,18 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { dataApi } from '@sandbox/contracts';
-import { appPrincipalOf, type Principal } from '../auth/scheme';
-import { PageCache, type CachedPage } from '../caches/page-cache';
-import type { GatewayDeps } from '../deps';
-import { matchesIfNoneMatch } from '../http/conditional';
-import type { RouteContext } from '../http/context';
-import type { Contract } from '../http/contract';
-import { jsonBytes, type Reply } from '../http/reply';
-import { route, type Route } from '../http/route';
-import { whenReady } from '../maybe-async';
+import { appPrincipalOf, type Principal } from '../../auth/scheme';
+import type { CachedPage } from '../../caches/page-cache';
+import type { GatewayDeps } from '../../deps';
+import { matchesIfNoneMatch } from './conditional';
+import type { RouteContext } from '../../http/context';
+import type { Contract } from '../../http/contract';
+import { jsonBytes, type Reply } from '../../http/reply';
+import { routeOf, type Route } from '../../http/route';
+import { whenReady } from '../../maybe-async';
+
+/** Every row here is for data (http/route-family.ts). */
+const route = routeOf('data');
 
 /**
  * Where the data API is mounted. The gateway owns this; the data service owns
@@ -154,19 +157,21 @@ export async function dataPathExamples(deps: GatewayDeps, ctx: RouteContext): Pr
   }
 }
 
+/**
+ * The data rows. Building them keeps nothing and calls nothing: the page
+ * cache is the gateway's (composition.ts makes it), and the client and the
+ * cache are read from deps when a request is served.
+ */
 export function dataRoutes(deps: GatewayDeps): Route[] {
-  const { data } = deps.clients;
-  const cache = new PageCache(deps.config.pageCache.maxBytes, deps.config.pageCache.ttlMs);
-  deps.metrics?.watchPageCache(cache);
   const rootUrl = (ctx: RouteContext) => ctx.baseUrl + DATA_ROOT;
 
   /** The service's page, for a cache miss or a caller without the cached page's scope (the service answers 403 itself). */
   const fetchPage = async (ctx: RouteContext, cacheKey: string, principal: Principal): Promise<CachedPage> => {
-    const found = await data.getPage(
+    const found = await deps.clients.data.getPage(
       { pack: ctx.params.pack, entity: ctx.params.entity, rawQuery: ctx.rawQuery, grantedScopes: principal.scopes, rootUrl: rootUrl(ctx) },
       ctx.call(),
     );
-    cache.set(cacheKey, found);
+    deps.pageCache.set(cacheKey, found);
     return found;
   };
 
@@ -176,14 +181,14 @@ export function dataRoutes(deps: GatewayDeps): Route[] {
       path: DATA_ROOT,
       summary: 'Catalog of packs, entities, shapes and pagination styles.',
       contract: catalogContract,
-      handler: async (ctx) => jsonBytes((await data.getCatalog({ rootUrl: rootUrl(ctx) }, ctx.call())).bodyJson),
+      handler: async (ctx) => jsonBytes((await deps.clients.data.getCatalog({ rootUrl: rootUrl(ctx) }, ctx.call())).bodyJson),
     }),
     route({
       methods: 'GET',
       path: `${DATA_ROOT}/:pack`,
       summary: "A pack's entities: fields, a sample row and counts.",
       contract: packContract,
-      handler: async (ctx) => jsonBytes((await data.describePack({ pack: ctx.params.pack, rootUrl: rootUrl(ctx) }, ctx.call())).bodyJson),
+      handler: async (ctx) => jsonBytes((await deps.clients.data.describePack({ pack: ctx.params.pack, rootUrl: rootUrl(ctx) }, ctx.call())).bodyJson),
     }),
     route({
       methods: 'GET',
@@ -197,7 +202,7 @@ export function dataRoutes(deps: GatewayDeps): Route[] {
         const principal = appPrincipalOf(ctx);
         // Everything the page's bytes depend on, and nothing else (not the credential's owner).
         const cacheKey = `${ctx.params.pack}\u0000${ctx.params.entity}\u0000${ctx.baseUrl}\u0000${ctx.rawQuery}`;
-        const cached = cache.get(cacheKey);
+        const cached = deps.pageCache.get(cacheKey);
         const found = cached && principal.scopes.includes(cached.scope) ? cached : fetchPage(ctx, cacheKey, principal);
         return whenReady(found, (page) => pageReply(ctx, page));
       },

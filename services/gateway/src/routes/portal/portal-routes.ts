@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { identity } from '@sandbox/contracts';
-import { sessionOf } from '../auth/scheme';
-import type { GatewayDeps } from '../deps';
-import type { RouteContext } from '../http/context';
-import { inputOf } from '../http/contract';
-import { json } from '../http/reply';
-import { route, type Route, type RouteSpec } from '../http/route';
+import { sessionOf } from '../../auth/scheme';
+import type { GatewayDeps } from '../../deps';
+import type { RouteContext } from '../../http/context';
+import { inputOf } from '../../http/contract';
+import { json } from '../../http/reply';
+import { routeOf, type Route, type RouteSpec } from '../../http/route';
+
+/** Every row here is for portal (http/route-family.ts). */
+const route = routeOf('portal');
 
 /*
  * The portal API: accounts and sessions (/api/auth/*, /api/me) and app
@@ -160,7 +163,6 @@ const answer = (description: string, schema: z.ZodType, status = 200) => ({ [sta
 // ---- routes --------------------------------------------------------------------
 
 export function portalRoutes(deps: GatewayDeps): Route[] {
-  const { identity: client } = deps.clients;
   const owner = (ctx: RouteContext) => sessionOf(ctx).user.id;
   /** Every portal answer may hold a session token or a credential: never stored by a cache. */
   const account = (spec: RouteSpec) => route({ noStore: true, ...spec });
@@ -213,7 +215,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       body: 'json',
       contract: register,
       handler: async (ctx) => {
-        const { session: created } = await client.register(inputOf(ctx, register).body, ctx.call());
+        const { session: created } = await deps.clients.identity.register(inputOf(ctx, register).body, ctx.call());
         return json({ token: created?.token, expiresAt: created?.expiresAt }, 201);
       },
     }),
@@ -224,7 +226,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       body: 'json',
       contract: login,
       handler: async (ctx) => {
-        const { session: created } = await client.login({ ...inputOf(ctx, login).body, clientAddress: ctx.clientAddress }, ctx.call());
+        const { session: created } = await deps.clients.identity.login({ ...inputOf(ctx, login).body, clientAddress: ctx.clientAddress }, ctx.call());
         return json({ token: created?.token, expiresAt: created?.expiresAt });
       },
     }),
@@ -234,7 +236,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       summary: 'Sign out: the session token stops working.',
       contract: { responses: answer('Signed out.', z.object({ status: z.literal('signed_out') }).meta({ example: { status: 'signed_out' } })) },
       handler: async (ctx) => {
-        await client.logout({ token: sessionOf(ctx).token }, ctx.call());
+        await deps.clients.identity.logout({ token: sessionOf(ctx).token }, ctx.call());
         return json({ status: 'signed_out' });
       },
     }),
@@ -250,7 +252,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       path: '/api/me/reset',
       summary: 'Delete every app of the signed-in user.',
       contract: { responses: answer('How many apps were deleted.', z.object({ deleted: z.number().int() }).meta({ example: { deleted: 3 } })) },
-      handler: async (ctx) => json({ deleted: (await client.resetOwner({ ownerId: owner(ctx) }, ctx.call())).deleted }),
+      handler: async (ctx) => json({ deleted: (await deps.clients.identity.resetOwner({ ownerId: owner(ctx) }, ctx.call())).deleted }),
     }),
 
     portal({
@@ -258,7 +260,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       path: '/api/apps',
       summary: 'Every app of the signed-in user.',
       contract: { responses: answer('Every app of yours.', z.object({ apps: z.array(appSchema) })) },
-      handler: async (ctx) => json({ apps: (await client.listApps({ ownerId: owner(ctx) }, ctx.call())).apps.map(appJson) }),
+      handler: async (ctx) => json({ apps: (await deps.clients.identity.listApps({ ownerId: owner(ctx) }, ctx.call())).apps.map(appJson) }),
     }),
     portal({
       methods: 'POST',
@@ -268,7 +270,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       contract: createApp,
       handler: async (ctx) => {
         const body = inputOf(ctx, createApp).body;
-        const created = await client.createApp(
+        const created = await deps.clients.identity.createApp(
           {
             ownerId: owner(ctx),
             name: body.name,
@@ -286,7 +288,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       path: '/api/apps/:id',
       summary: 'App details, credential metadata and scopes (never a secret).',
       contract: getApp,
-      handler: async (ctx) => json(appJson((await client.getApp({ ownerId: owner(ctx), id: inputOf(ctx, getApp).params.id }, ctx.call())).app)),
+      handler: async (ctx) => json(appJson((await deps.clients.identity.getApp({ ownerId: owner(ctx), id: inputOf(ctx, getApp).params.id }, ctx.call())).app)),
     }),
     portal({
       methods: 'DELETE',
@@ -295,7 +297,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       contract: deleteApp,
       handler: async (ctx) => {
         const { params, query } = inputOf(ctx, deleteApp);
-        const result = await client.deleteApp({ ownerId: owner(ctx), id: params.id, revoke: query.mode === 'revoke' }, ctx.call());
+        const result = await deps.clients.identity.deleteApp({ ownerId: owner(ctx), id: params.id, revoke: query.mode === 'revoke' }, ctx.call());
         return json(result.outcome === 'revoked' ? appJson(result.app) : { id: result.id, status: 'deleted' });
       },
     }),
@@ -305,7 +307,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       summary: 'Replace the App Secret; the new one is returned once.',
       contract: newSecret,
       handler: async (ctx) => {
-        const result = await client.regenerateSecret({ ownerId: owner(ctx), id: inputOf(ctx, newSecret).params.id }, ctx.call());
+        const result = await deps.clients.identity.regenerateSecret({ ownerId: owner(ctx), id: inputOf(ctx, newSecret).params.id }, ctx.call());
         return json(appWithIssued(result.app, result.issued));
       },
     }),
@@ -318,7 +320,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       contract: rotate,
       handler: async (ctx) => {
         const { params, body } = inputOf(ctx, rotate);
-        const result = await client.rotateCredentials(
+        const result = await deps.clients.identity.rotateCredentials(
           { ownerId: owner(ctx), id: params.id, appSecret: body.secret, apiKey: body.apiKey, bearerToken: body.bearer },
           ctx.call(),
         );
@@ -333,7 +335,9 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       contract: setRedirectUris,
       handler: async (ctx) => {
         const { params, body } = inputOf(ctx, setRedirectUris);
-        return json(appJson((await client.setRedirectUris({ ownerId: owner(ctx), id: params.id, redirectUris: body.redirectUris }, ctx.call())).app));
+        return json(
+          appJson((await deps.clients.identity.setRedirectUris({ ownerId: owner(ctx), id: params.id, redirectUris: body.redirectUris }, ctx.call())).app),
+        );
       },
     }),
     portal({
@@ -344,7 +348,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       contract: setScopes,
       handler: async (ctx) => {
         const { params, body } = inputOf(ctx, setScopes);
-        return json(appJson((await client.setScopes({ ownerId: owner(ctx), id: params.id, scopes: body.scopes }, ctx.call())).app));
+        return json(appJson((await deps.clients.identity.setScopes({ ownerId: owner(ctx), id: params.id, scopes: body.scopes }, ctx.call())).app));
       },
     }),
     portal({
@@ -354,7 +358,7 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       contract: logs,
       handler: async (ctx) => {
         const { params, query } = inputOf(ctx, logs);
-        const page = await client.listRequestLogs(
+        const page = await deps.clients.identity.listRequestLogs(
           { ownerId: owner(ctx), id: params.id, pageSize: query.page_size === undefined ? 0 : Number(query.page_size), pageToken: query.pageToken ?? '' },
           ctx.call(),
         );

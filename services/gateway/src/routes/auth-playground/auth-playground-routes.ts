@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { appPrincipalOf, type SchemeName } from '../auth/scheme';
-import type { GatewayDeps } from '../deps';
-import type { RouteContext } from '../http/context';
-import { inputOf, type Contract } from '../http/contract';
-import { badRequest } from '../http/errors';
-import { json, type Reply } from '../http/reply';
-import { route, type HttpMethod, type Route } from '../http/route';
-import { OAUTH_PATHS } from './oauth-routes';
+import { appPrincipalOf, type SchemeName } from '../../auth/scheme';
+import type { GatewayDeps } from '../../deps';
+import type { RouteContext } from '../../http/context';
+import { inputOf, type Contract } from '../../http/contract';
+import { badRequest } from '../../http/errors';
+import { json, type Reply } from '../../http/reply';
+import { routeOf, type HttpMethod, type Route } from '../../http/route';
+import { OAUTH_PATHS } from '../oauth2/oauth-routes';
+
+/** Every row here is for auth (http/route-family.ts). */
+const route = routeOf('auth');
 
 export const AUTH_PLAYGROUND = '/playground/auth';
 
@@ -159,7 +162,6 @@ const jwtPublicKey = {
 
 /** /playground/auth/<style>: one endpoint per style, each accepting that style only (spec, "Authentication playground"). */
 export function authPlaygroundRoutes(deps: GatewayDeps): Route[] {
-  const { oauth } = deps.clients;
   const style = (scheme: (typeof STYLES)[number], path: string, summary: string, methods: HttpMethod[] = ['GET'], note?: string) =>
     route({
       methods,
@@ -189,7 +191,7 @@ export function authPlaygroundRoutes(deps: GatewayDeps): Route[] {
       noStore: true,
       contract: jwtIssue,
       handler: async (ctx) => {
-        const issued = await oauth.issueJwt({ appId: appPrincipalOf(ctx).appId, issuer: ctx.baseUrl }, ctx.call());
+        const issued = await deps.clients.oauth.issueJwt({ appId: appPrincipalOf(ctx).appId, issuer: ctx.baseUrl }, ctx.call());
         return json({
           token_type: 'Bearer',
           hs256: issued.hs256,
@@ -229,7 +231,7 @@ export function authPlaygroundRoutes(deps: GatewayDeps): Route[] {
       summary: 'The PEM public key that verifies RS256 tokens (also at /.well-known/jwks.json).',
       contract: jwtPublicKey,
       handler: async (ctx) => {
-        const key = await oauth.getJwtPublicKey({}, ctx.call());
+        const key = await deps.clients.oauth.getJwtPublicKey({}, ctx.call());
         return json({ alg: 'RS256', kid: key.kid, pem: key.pem, jwks_uri: `${ctx.baseUrl}${OAUTH_PATHS.jwks}` }, 200, {
           'Cache-Control': 'public, max-age=300',
         });

@@ -1,12 +1,14 @@
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import type { GatewayDeps } from '../deps';
-import type { RouteContext } from '../http/context';
-import type { Contract } from '../http/contract';
-import { json, type Reply } from '../http/reply';
-import { route, type Route } from '../http/route';
-import { whenReady } from '../maybe-async';
-import { buildOpenApiDocument, servedAt, type OpenApiDocument } from '../openapi/document';
+import type { GatewayDeps } from '../../deps';
+import type { RouteContext } from '../../http/context';
+import type { Contract } from '../../http/contract';
+import { json, type Reply } from '../../http/reply';
+import { routeOf, type Route } from '../../http/route';
+import { whenReady } from '../../maybe-async';
+
+/** Every row here is for system (http/route-family.ts). */
+const route = routeOf('system');
 
 /** The document, loosely: a client that needs more reads it with an OpenAPI parser. */
 const openApiObject = z
@@ -23,23 +25,16 @@ const asYaml = {
 } satisfies Contract;
 
 /**
- * The API's contract, built from the route rows themselves the first time it
- * is asked for (every row exists by then) and kept: only `servers` changes
- * per request, to the public base URL the client sees. Two are kept: the
- * one everybody gets, without the operator-only rows, and the one an
- * operator's session gets, with them (docs/operators.md).
+ * The API's contract, as the route table says it (openapi/, through
+ * deps.apiDocument): the one everybody gets, without the operator-only
+ * rows, or the one an operator's session gets, with them
+ * (docs/operators.md), served at the public base URL the client sees.
  */
-export function openApiRoutes(deps: GatewayDeps, allRoutes: () => readonly Route[]): Route[] {
-  const built = new Map<boolean, OpenApiDocument>();
-  const documentFor = (ctx: RouteContext, operator: boolean): OpenApiDocument => {
-    let document = built.get(operator);
-    if (!document) built.set(operator, (document = buildOpenApiDocument(allRoutes(), (name) => deps.describeAuth([name])[0]!.how, { operator })));
-    return servedAt(document, ctx.baseUrl);
-  };
+export function openApiRoutes(deps: GatewayDeps): Route[] {
   /** The document for whoever asks; the answer depends on it, so a shared cache must keep the two apart. */
-  const serve = (ctx: RouteContext, render: (document: OpenApiDocument) => Reply) =>
+  const serve = (ctx: RouteContext, render: (document: object) => Reply) =>
     whenReady(deps.isOperator?.(ctx) ?? false, (operator) => {
-      const reply = render(documentFor(ctx, operator));
+      const reply = render(deps.apiDocument(ctx.baseUrl, operator));
       reply.headers.Vary = 'Authorization';
       return reply;
     });

@@ -1,11 +1,11 @@
 import type { identity, oauth } from '@sandbox/contracts';
 import { failedPrecondition, type CallOptionsLite, type Logger, type PromiseClient } from '@sandbox/runtime';
-import { appJson } from '../routes/portal-routes';
+import { appJson } from '../portal/portal-routes';
 import { usageCsv } from './usage-csv';
 
 /*
  * What an operator can do (docs/operators.md), in one place: the admin API's
- * routes (routes/admin-routes.ts) and the CLI (cli.ts) both call these, so
+ * routes (admin-routes.ts) and the CLI (admin/cli.ts) both call these, so
  * there is one way of doing each thing, and one JSON for each answer (the
  * CLI's --json prints exactly what the API answers).
  */

@@ -1,11 +1,23 @@
 import { z } from 'zod';
-import type { GatewayDeps } from '../deps';
-import type { Contract } from '../http/contract';
+import type { GatewayDeps } from '../../deps';
+import type { Contract } from '../../http/contract';
 import { HttpRefusal } from '@sandbox/runtime';
-import { empty, json, type Reply } from '../http/reply';
-import { route, type Route, type RouteSpec } from '../http/route';
-import { SSO_ERROR_CODES } from '../sso/sso-errors';
-import { failureLocation, FLOW_COOKIE, FLOW_TTL_SECONDS, HANDOFF_COOKIE, HANDOFF_TTL_SECONDS, SIGNED_IN_HASH, SSO_PATHS, type Redirect } from '../sso/sso-flow';
+import { empty, json, type Reply } from '../../http/reply';
+import { routeOf, type Route, type RouteSpec } from '../../http/route';
+import { SSO_ERROR_CODES } from '../../sso/sso-errors';
+import {
+  failureLocation,
+  FLOW_COOKIE,
+  FLOW_TTL_SECONDS,
+  HANDOFF_COOKIE,
+  HANDOFF_TTL_SECONDS,
+  SIGNED_IN_HASH,
+  SSO_PATHS,
+  type Redirect,
+} from '../../sso/sso-flow';
+
+/** Every row here is for portal (http/route-family.ts). */
+const route = routeOf('portal');
 
 /*
  * What the portal's sign-in screen offers (GET /api/auth/options) and single
@@ -139,7 +151,6 @@ const contracts = {
 const seeOther = ({ location, cookies }: Redirect): Reply => empty(303, { Location: location, ...(cookies.length ? { 'Set-Cookie': cookies } : {}) });
 
 export function ssoRoutes(deps: GatewayDeps): Route[] {
-  const { identity } = deps.clients;
   const flow = deps.sso;
   /** Every answer may set a sign-in cookie or hold a session: never stored by a cache. */
   const account = (spec: RouteSpec) => route({ noStore: true, ...spec });
@@ -152,7 +163,7 @@ export function ssoRoutes(deps: GatewayDeps): Route[] {
       summary: 'What the sign-in screen offers: who may sign up, password sign-in, single sign-on.',
       contract: contracts.options,
       handler: async (ctx) => {
-        const options = await identity.getSignUpOptions({}, ctx.call());
+        const options = await deps.clients.identity.getSignUpOptions({}, ctx.call());
         return json({
           signUp: options.signUp,
           domains: options.domains,

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { challenges } from '@sandbox/contracts';
-import type { GatewayDeps } from '../deps';
-import { consumerKeyOf, signedRequestOf } from '../auth/signed-request';
-import type { RouteContext } from '../http/context';
-import { inputOf, type Contract } from '../http/contract';
-import { json, type Reply } from '../http/reply';
-import { route, type Route, type RouteSpec } from '../http/route';
+import type { GatewayDeps } from '../../deps';
+import { consumerKeyOf, signedRequestOf } from '../../auth/signed-request';
+import type { RouteContext } from '../../http/context';
+import { inputOf, type Contract } from '../../http/contract';
+import { json, type Reply } from '../../http/reply';
+import { routeOf, type Route, type RouteSpec } from '../../http/route';
+
+/** Every row here is for oauth1 (http/route-family.ts). */
+const route = routeOf('oauth1');
 
 /**
  * The spec's answer is a JSON object; a client that asks for the RFC's form
@@ -151,7 +154,6 @@ const contracts = {
 } satisfies Record<string, Contract>;
 
 export function oauth1Routes(deps: GatewayDeps): Route[] {
-  const { oauth: client } = deps.clients;
   /** A leg of the three-legged flow: signed parameters may come in a form body; answers hold secrets. */
   const leg = (spec: RouteSpec) => route({ noStore: true, ...spec });
   const logConsumer = (ctx: RouteContext) => {
@@ -169,7 +171,7 @@ export function oauth1Routes(deps: GatewayDeps): Route[] {
       contract: contracts.requestToken,
       handler: async (ctx) => {
         logConsumer(ctx);
-        const issued = await client.oAuth1RequestToken({ request: signedRequestOf(ctx) }, ctx.call());
+        const issued = await deps.clients.oauth.oAuth1RequestToken({ request: signedRequestOf(ctx) }, ctx.call());
         return credentialsReply(ctx, {
           oauth_token: issued.oauthToken,
           oauth_token_secret: issued.oauthTokenSecret,
@@ -183,7 +185,7 @@ export function oauth1Routes(deps: GatewayDeps): Route[] {
       summary: 'OAuth 1.0a leg 2: approves the temporary token (query oauth_token) at once and answers the oauth_verifier.',
       contract: contracts.authorize,
       handler: async (ctx) => {
-        const approved = await client.oAuth1Authorize({ oauthToken: inputOf(ctx, contracts.authorize).query.oauth_token ?? '' }, ctx.call());
+        const approved = await deps.clients.oauth.oAuth1Authorize({ oauthToken: inputOf(ctx, contracts.authorize).query.oauth_token ?? '' }, ctx.call());
         return json({
           oauth_token: approved.oauthToken,
           oauth_verifier: approved.oauthVerifier,
@@ -200,7 +202,7 @@ export function oauth1Routes(deps: GatewayDeps): Route[] {
       contract: contracts.accessToken,
       handler: async (ctx) => {
         logConsumer(ctx);
-        const issued = await client.oAuth1AccessToken({ request: signedRequestOf(ctx) }, ctx.call());
+        const issued = await deps.clients.oauth.oAuth1AccessToken({ request: signedRequestOf(ctx) }, ctx.call());
         return credentialsReply(ctx, { oauth_token: issued.oauthToken, oauth_token_secret: issued.oauthTokenSecret });
       },
     }),

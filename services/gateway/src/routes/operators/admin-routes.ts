@@ -1,13 +1,16 @@
 import { z } from 'zod';
-import { AdminOperations, sessionOperator, type LimitSetting } from '../admin/operations';
-import { USAGE_COLUMNS } from '../admin/usage-csv';
-import { sessionOf } from '../auth/scheme';
-import type { GatewayDeps } from '../deps';
-import type { RouteContext } from '../http/context';
-import { inputOf, type Contract } from '../http/contract';
-import { json } from '../http/reply';
-import { route, type Route, type RouteSpec } from '../http/route';
-import { appSchema, pageQuery } from './portal-routes';
+import { AdminOperations, sessionOperator, type LimitSetting } from './operations';
+import { USAGE_COLUMNS } from './usage-csv';
+import { sessionOf } from '../../auth/scheme';
+import type { GatewayDeps } from '../../deps';
+import type { RouteContext } from '../../http/context';
+import { inputOf, type Contract } from '../../http/contract';
+import { json } from '../../http/reply';
+import { routeOf, type Route, type RouteSpec } from '../../http/route';
+import { appSchema, pageQuery } from '../portal/portal-routes';
+
+/** Every row here is for operators (http/route-family.ts). */
+const route = routeOf('operators');
 
 /*
  * The operators' API (docs/operators.md): thin rows over AdminOperations,
@@ -204,12 +207,13 @@ const contracts = {
 const LONG_DEADLINE_MS = 30_000;
 
 export function adminRoutes(deps: GatewayDeps): Route[] {
-  const operations = new AdminOperations(deps.clients.identity, deps.clients.oauth, deps.logger);
+  // Made for each request, from the clients as they are then: building the rows calls for none.
+  const operations = () => new AdminOperations(deps.clients.identity, deps.clients.oauth, deps.logger);
   const operator = (ctx: RouteContext) => sessionOperator(sessionOf(ctx));
   const admin = (spec: RouteSpec) => route({ auth: ['portal_session'], operatorOnly: true, noStore: true, rateLimited: false, ...spec });
   const pageSize = (value: string | undefined) => (value === undefined ? undefined : Number(value));
   const setDisabled = (disabled: boolean) => async (ctx: RouteContext) =>
-    json(await operations.setDisabled(operator(ctx), inputOf(ctx, contracts.setDisabled).params.id, disabled, ctx.call()));
+    json(await operations().setDisabled(operator(ctx), inputOf(ctx, contracts.setDisabled).params.id, disabled, ctx.call()));
 
   return [
     admin({
@@ -220,7 +224,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       handler: async (ctx) => {
         const { query } = inputOf(ctx, contracts.listUsers);
         return json(
-          await operations.listUsers(operator(ctx), { pageSize: pageSize(query.page_size), pageToken: query.pageToken, email: query.email }, ctx.call()),
+          await operations().listUsers(operator(ctx), { pageSize: pageSize(query.page_size), pageToken: query.pageToken, email: query.email }, ctx.call()),
         );
       },
     }),
@@ -229,7 +233,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       path: '/api/admin/users/:id',
       summary: 'One user and their apps (never a secret).',
       contract: contracts.getUser,
-      handler: async (ctx) => json(await operations.getUser(operator(ctx), inputOf(ctx, contracts.getUser).params.id, ctx.call())),
+      handler: async (ctx) => json(await operations().getUser(operator(ctx), inputOf(ctx, contracts.getUser).params.id, ctx.call())),
     }),
     admin({
       methods: 'POST',
@@ -251,7 +255,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       summary: 'Delete a user with their apps, credentials, tokens, logs and OAuth state.',
       contract: contracts.deleteUser,
       deadlineMs: LONG_DEADLINE_MS,
-      handler: async (ctx) => json(await operations.deleteUser(operator(ctx), inputOf(ctx, contracts.deleteUser).params.id, ctx.call())),
+      handler: async (ctx) => json(await operations().deleteUser(operator(ctx), inputOf(ctx, contracts.deleteUser).params.id, ctx.call())),
     }),
     admin({
       methods: 'POST',
@@ -260,7 +264,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       body: 'json',
       contract: contracts.purge,
       deadlineMs: LONG_DEADLINE_MS,
-      handler: async (ctx) => json(await operations.purge(operator(ctx), inputOf(ctx, contracts.purge).body, ctx.call())),
+      handler: async (ctx) => json(await operations().purge(operator(ctx), inputOf(ctx, contracts.purge).body, ctx.call())),
     }),
     admin({
       methods: 'GET',
@@ -269,7 +273,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.usage,
       deadlineMs: LONG_DEADLINE_MS,
       handler: async (ctx) => {
-        const { fileName, csv } = await operations.usageExport(operator(ctx), inputOf(ctx, contracts.usage).query, ctx.call());
+        const { fileName, csv } = await operations().usageExport(operator(ctx), inputOf(ctx, contracts.usage).query, ctx.call());
         const body = Buffer.from(csv);
         return {
           status: 200,
@@ -289,7 +293,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.audit,
       handler: async (ctx) => {
         const { query } = inputOf(ctx, contracts.audit);
-        return json(await operations.audit(operator(ctx), { pageSize: pageSize(query.page_size), pageToken: query.pageToken }, ctx.call()));
+        return json(await operations().audit(operator(ctx), { pageSize: pageSize(query.page_size), pageToken: query.pageToken }, ctx.call()));
       },
     }),
     admin({
@@ -297,7 +301,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       path: '/api/admin/app-limits',
       summary: "Every app's own fair-share limit an operator set.",
       contract: contracts.listLimits,
-      handler: async (ctx) => json(await operations.listAppLimits(ctx.call())),
+      handler: async (ctx) => json(await operations().listAppLimits(ctx.call())),
     }),
     admin({
       methods: 'PUT',
@@ -308,7 +312,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       handler: async (ctx) => {
         const { params, body } = inputOf(ctx, contracts.setLimit);
         const setting: LimitSetting = body.exempt ? { exempt: true } : { perSecond: body.perSecond!, burst: body.burst! };
-        return json(await operations.setAppLimit(operator(ctx), params.appId, setting, ctx.call()));
+        return json(await operations().setAppLimit(operator(ctx), params.appId, setting, ctx.call()));
       },
     }),
     admin({
@@ -316,7 +320,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       path: '/api/admin/apps/:appId/limit',
       summary: "Clear an app's own limit: the default applies again.",
       contract: contracts.clearLimit,
-      handler: async (ctx) => json(await operations.clearAppLimit(operator(ctx), inputOf(ctx, contracts.clearLimit).params.appId, ctx.call())),
+      handler: async (ctx) => json(await operations().clearAppLimit(operator(ctx), inputOf(ctx, contracts.clearLimit).params.appId, ctx.call())),
     }),
   ];
 }

@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import type { GatewayDeps } from '../deps';
-import type { Contract } from '../http/contract';
-import { DOCS_PREFIX, PORTAL_PREFIX, POSTMAN_COLLECTION, POSTMAN_ENVIRONMENT, POSTMAN_PREFIX } from '../http/static-pages';
-import { json } from '../http/reply';
-import { route, type Route } from '../http/route';
-import { whenReady } from '../maybe-async';
-import { DATA_ROOT, dataPathExamples } from './data-routes';
+import type { GatewayDeps } from '../../deps';
+import type { Contract } from '../../http/contract';
+import { DOCS_PREFIX, PORTAL_PREFIX, POSTMAN_COLLECTION, POSTMAN_ENVIRONMENT, POSTMAN_PREFIX } from './static-pages';
+import { json } from '../../http/reply';
+import { routeOf, type Route } from '../../http/route';
+import { whenReady } from '../../maybe-async';
+import { DATA_ROOT, dataPathExamples } from '../data/data-routes';
+
+/** Every row here is for system (http/route-family.ts). */
+const route = routeOf('system');
 
 export const SERVICE_NAME = 'Training Sandbox API';
 export const API_VERSION = '1.0.0';

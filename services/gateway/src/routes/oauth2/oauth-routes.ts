@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { challenges, type oauth } from '@sandbox/contracts';
 import { AppError, GrpcStatus, quoteInput } from '@sandbox/runtime';
-import { authorizationValue } from '../auth/scheme';
-import { decodeBasic } from '../auth/schemes/basic';
-import type { GatewayDeps } from '../deps';
-import type { FormBody } from '../http/body';
-import type { RouteContext } from '../http/context';
-import { inputOf, type Contract } from '../http/contract';
-import { empty, json } from '../http/reply';
-import { route, type Route, type RouteSpec } from '../http/route';
+import { authorizationValue } from '../../auth/scheme';
+import { decodeBasic } from '../../auth/schemes/basic';
+import type { GatewayDeps } from '../../deps';
+import type { FormBody } from '../../http/body';
+import type { RouteContext } from '../../http/context';
+import { inputOf, type Contract } from '../../http/contract';
+import { empty, json } from '../../http/reply';
+import { routeOf, type Route, type RouteSpec } from '../../http/route';
+
+/** Every row here is for oauth2 (http/route-family.ts). */
+const route = routeOf('oauth2');
 
 /** The OAuth 2.0 endpoints' paths: the metadata document and the routes are built from these. */
 export const OAUTH_PATHS = {
@@ -387,7 +390,6 @@ const contracts = {
 } satisfies Record<string, Contract>;
 
 export function oauthRoutes(deps: GatewayDeps): Route[] {
-  const { oauth: client } = deps.clients;
   /** An OAuth endpoint: RFC 6749 errors, never cached. */
   const endpoint = (spec: RouteSpec) => route({ errors: 'oauth', noStore: true, ...spec });
   /** An introspection or revocation request: one token, its hint, and how the client authenticated. */
@@ -409,7 +411,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
         const query = ctx.query;
         const value = (name: string) => query.get(name) ?? '';
         if (value('client_id')) ctx.logAs = { appId: value('client_id'), style: 'oauth2' };
-        const { location } = await client.authorize(
+        const { location } = await deps.clients.oauth.authorize(
           {
             responseType: value('response_type'),
             clientId: value('client_id'),
@@ -440,7 +442,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
           ctx,
           contracts.token,
         ).body;
-        const token = await client.token(
+        const token = await deps.clients.oauth.token(
           {
             grantType: body.grant_type ?? '',
             client: clientAuthentication(ctx, body),
@@ -467,7 +469,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       body: 'form',
       contract: contracts.introspect,
       handler: async (ctx) => {
-        const answer = await client.introspect(tokenRequest(ctx, inputOf(ctx, contracts.introspect).body), ctx.call());
+        const answer = await deps.clients.oauth.introspect(tokenRequest(ctx, inputOf(ctx, contracts.introspect).body), ctx.call());
         return json(introspectionJson(answer), 200, { ...NO_STORE });
       },
     }),
@@ -478,7 +480,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       body: 'form',
       contract: contracts.revoke,
       handler: async (ctx) => {
-        await client.revoke(tokenRequest(ctx, inputOf(ctx, contracts.revoke).body), ctx.call());
+        await deps.clients.oauth.revoke(tokenRequest(ctx, inputOf(ctx, contracts.revoke).body), ctx.call());
         return empty(200, { 'Content-Length': 0 });
       },
     }),
@@ -517,7 +519,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.jwks,
       rateLimited: false,
       handler: async (ctx) => {
-        const { jwkJson } = await client.getJwtPublicKey({}, ctx.call());
+        const { jwkJson } = await deps.clients.oauth.getJwtPublicKey({}, ctx.call());
         return json({ keys: [JSON.parse(jwkJson)] }, 200, { 'Cache-Control': 'public, max-age=300' });
       },
     }),
