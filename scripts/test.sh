@@ -17,24 +17,58 @@ source scripts/lib/toxiproxy.sh
 
 ensure_node   # from here on, `node` (and so npm, npx and jest) is the image's Node line
 echo "test: on Node.js $(node --version)" >&2
-ensure_redis && ensure_ferretdb   # their binaries too: the store-outage chaos scenario starts stores of its own
+mkdir -p .test-state
+
+# What the tests need beyond npm, in three lanes at once, since a fresh machine
+# spends most of its provisioning waiting: Debian packages (one after another:
+# apt holds one lock), builds from Go modules (the CPU), and the pinned Python
+# clients (the network). Each lane logs to .test-state/provision-<lane>.log
+# with each step's seconds. Every step is idempotent, so afterwards they all run
+# again here, as no-ops that export their binaries' paths to this shell.
+#   debian: redis-server, PostgreSQL (under FerretDB), Chromium (the browser
+#           tests), buildah and podman (the image test)
+#   go:     FerretDB (a MongoDB-wire server; the store-outage scenario starts
+#           stores of its own too), helm (the chart tests), toxiproxy (the
+#           chaos suite), the Compose Specification schema
+#   python: requests and friends (interoperability), kubernetes-validate (the
+#           chart's manifests against the API schemas), schemathesis (fuzzing)
+provision_lane() { # name step...
+  local name="$1"; shift
+  (
+    local step started
+    for step in "$@"; do
+      started=$SECONDS
+      "$step" || { echo "provision: $step failed" >&2; exit 1; }
+      echo "provision: $step took $((SECONDS - started)) s" >&2
+    done
+  ) >".test-state/provision-$name.log" 2>&1
+}
+provisioning_started=$SECONDS
+provision_lane debian ensure_redis ensure_postgres ensure_chromium ensure_containers &
+debian_lane=$!
+provision_lane go ensure_ferretdb ensure_helm ensure_toxiproxy ensure_compose_schema &
+go_lane=$!
+provision_lane python ensure_python_clients ensure_kubernetes_validate ensure_schemathesis &
+python_lane=$!
+lanes_failed=0
+for lane in debian:$debian_lane go:$go_lane python:$python_lane; do
+  wait "${lane#*:}" || { lanes_failed=1; echo "test: provisioning lane ${lane%%:*} failed:" >&2; cat ".test-state/provision-${lane%%:*}.log" >&2; }
+done
+[ "$lanes_failed" -eq 0 ] || exit 1
+cat .test-state/provision-{debian,go,python}.log | grep '^provision: .* took' >&2 || true
+ensure_redis && ensure_postgres && ensure_ferretdb && ensure_chromium && ensure_containers
+ensure_helm && ensure_toxiproxy && ensure_compose_schema
+ensure_python_clients && ensure_kubernetes_validate && ensure_schemathesis
+echo "test: provisioned in $((SECONDS - provisioning_started)) s" >&2
+
 if [ -z "${MONGO_URL:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   start_test_stores
   trap stop_test_stores EXIT
 fi
 
-ensure_helm   # the chart tests render deploy/helm with a real helm
-ensure_kubernetes_validate   # ...and validate what it renders against the Kubernetes API schemas
-ensure_compose_schema   # the Compose Specification schema docker-compose.yml is validated against
-ensure_python_clients   # third-party clients for the interoperability tests
-ensure_schemathesis   # fuzzes the API from its OpenAPI document
-ensure_chromium   # a real browser for the CORS lab test
-ensure_toxiproxy   # a real TCP proxy that slows a service down, for the chaos suite (TOXIPROXY_BIN)
-ensure_containers   # buildah builds the image and podman runs it (deploy/test/image.test.ts)
 npm run build --silent
 npx tsc -p tsconfig.test.json
 
-mkdir -p .test-state
 status=0
 npx jest --ci --maxWorkers=2 --json --outputFile=.test-state/jest-results.json "$@" || status=$?
 node scripts/lib/summarize-jest.js .test-state/jest-results.json
