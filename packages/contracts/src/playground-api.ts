@@ -38,6 +38,21 @@ export const headerCaseLostNote = (httpVersion: string) =>
 // ---- the CORS lab ----
 
 /** The lab's Access-Control-Max-Age when max_age is not given (the same as the rest of the API's preflight answers). */
+/**
+ * Whether the lab's origin parameter is a serialised origin (scheme, host and
+ * port; no path, no trailing slash), or null: what a browser sends in Origin.
+ * The gateway's contract refuses anything else with a 400, and the playground
+ * checks it again for callers that come in over gRPC.
+ */
+export function isSerialisedOrigin(value: string): boolean {
+  if (value === 'null') return true;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
+
 export const LAB_DEFAULT_MAX_AGE = 600;
 export const MAX_AGE_LIMIT = 86_400;
 /** How long browsers keep a preflight answer at most, whatever Access-Control-Max-Age says. */

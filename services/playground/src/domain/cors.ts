@@ -167,15 +167,6 @@ export interface IntendedRequest {
   originSource: 'origin parameter' | 'Origin header' | 'none';
 }
 
-function isSerialisedOrigin(value: string): boolean {
-  if (value === 'null') return true;
-  try {
-    return new URL(value).origin === value;
-  } catch {
-    return false;
-  }
-}
-
 export function readIntendedRequest(query: Query, originHeader: string | undefined): IntendedRequest {
   const givenMethod = query.single('method') ?? 'GET';
   if (!TOKEN.test(givenMethod) || givenMethod.length > 32)
@@ -193,7 +184,7 @@ export function readIntendedRequest(query: Query, originHeader: string | undefin
     throw invalidParameter(`credentials must be omit, same-origin or include (fetch's credentials option); got ${quoteInput(credentials)}.`);
   }
   const originParam = query.single('origin');
-  if (originParam !== undefined && !isSerialisedOrigin(originParam)) {
+  if (originParam !== undefined && !playgroundApi.isSerialisedOrigin(originParam)) {
     throw invalidParameter(
       `origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${quoteInput(originParam)}.`,
     );

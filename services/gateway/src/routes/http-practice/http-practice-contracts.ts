@@ -219,16 +219,6 @@ const labSteering = {
 };
 const labQuery = z.object(labSteering);
 
-/** A serialised origin (scheme, host and port; no path, no trailing slash), or null. */
-function isSerialisedOrigin(value: string): boolean {
-  if (value === 'null') return true;
-  try {
-    return new URL(value).origin === value;
-  } catch {
-    return false;
-  }
-}
-
 const corsInfoQuery = z.object({
   ...labSteering,
   method: z
@@ -260,7 +250,7 @@ const corsInfoQuery = z.object({
     .meta({ description: "fetch's credentials option." }),
   origin: z
     .string()
-    .refine(isSerialisedOrigin, {
+    .refine(playgroundApi.isSerialisedOrigin, {
       error: (issue) =>
         `origin must be an origin such as https://example.org (scheme, host and port; no path or trailing slash) or null; got ${quoteInput(issue.input)}`,
     })
