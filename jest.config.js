@@ -19,6 +19,8 @@ const shared = {
 };
 
 module.exports = {
+  // The slowest suites start first on a fresh clone too (test/sequencer.js).
+  testSequencer: '<rootDir>/test/sequencer.js',
   projects: [
     {
       ...shared,
