@@ -30,6 +30,10 @@ export default tseslint.config(
   {
     plugins: { 'import-x': importX },
     settings: {
+      // The TypeScript settings of import-x (which files it parses, with which parser): without them it cannot read a
+      // .ts module's imports, and no-cycle silently finds nothing.
+      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
+      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.test.json'] })],
     },
     rules: {
