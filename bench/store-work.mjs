@@ -280,6 +280,25 @@ try {
   const idleStart = await Promise.all(started.map(snapshot));
   await sleep(idleMs);
   const idle = Object.fromEntries(await Promise.all(started.map(async (target, i) => [target.name, between(idleStart[i], await snapshot(target))])));
+  /** One load over a target's gateways, with the store and CPU work it caused per answered request (its idle work taken out). */
+  const measure = async (target, requests, seconds) => {
+    const before = await snapshot(target);
+    const load = await loadOver(target.gateways, requests, seconds);
+    await sleep(settleMs);
+    const work = between(before, await snapshot(target));
+    const figures = {
+      rps: load.rps,
+      p50: load.p50,
+      p99: load.p99,
+      requests: load.requests,
+      answered: work.answered,
+      unexpected: load.unexpected,
+      statuses: load.statuses,
+      ...perRequest(work, idle[target.name], work.answered),
+    };
+    if (load.unexpected) figures.firstUnexpected = load.firstUnexpected;
+    return { load, figures };
+  };
   const loads = [];
   for (let round = 0; round < rounds; round++) {
     loads.push(loadavg()[0]);
@@ -287,21 +306,7 @@ try {
     const order = round % 2 === 0 ? started : [...started].reverse();
     for (const target of order) {
       for (const family of familyNames) {
-        const before = await snapshot(target);
-        const load = await loadOver(target.gateways, [{ family, ...target.requests[family] }], duration);
-        await sleep(settleMs);
-        const work = between(before, await snapshot(target));
-        const figures = {
-          rps: load.rps,
-          p50: load.p50,
-          p99: load.p99,
-          requests: load.requests,
-          answered: work.answered,
-          unexpected: load.unexpected,
-          statuses: load.statuses,
-          ...perRequest(work, idle[target.name], work.answered),
-        };
-        if (load.unexpected) figures.firstUnexpected = load.firstUnexpected;
+        const { load, figures } = await measure(target, [{ family, ...target.requests[family] }], duration);
         (runs[target.name][family] ??= []).push(figures);
         console.error(
           `round ${round + 1} ${target.name} ${family}: ${load.rps.toFixed(0)}/s p99 ${load.p99} ms, mongo ${figures.mongoWire} (counted ${figures.mongoCounted}), redis ${figures.redisWire} (counted ${figures.redisCounted}), store CPU ${figures.storeCpuMsPerRequest ?? '-'} ms/req, unexpected ${load.unexpected}`,
@@ -311,22 +316,8 @@ try {
     // The mixes of every sandbox back to back, so each round's ratio compares figures taken within a minute or two.
     if (withMix) {
       for (const target of order) {
-        const before = await snapshot(target);
         const mix = familyNames.map((family) => ({ family, ...target.requests[family] }));
-        const load = await loadOver(target.gateways, mix, mixDuration);
-        await sleep(settleMs);
-        const work = between(before, await snapshot(target));
-        const figures = {
-          rps: load.rps,
-          p50: load.p50,
-          p99: load.p99,
-          requests: load.requests,
-          answered: work.answered,
-          unexpected: load.unexpected,
-          statuses: load.statuses,
-          ...perRequest(work, idle[target.name], work.answered),
-        };
-        if (load.unexpected) figures.firstUnexpected = load.firstUnexpected;
+        const { load, figures } = await measure(target, mix, mixDuration);
         mixRuns[target.name].push(figures);
         console.error(
           `round ${round + 1} ${target.name} mix: ${load.rps.toFixed(0)}/s p50 ${load.p50} ms p99 ${load.p99} ms, mongo ${figures.mongoWire}/req, redis ${figures.redisWire}/req, store CPU ${figures.storeCpuMsPerRequest ?? '-'} ms/req, unexpected ${load.unexpected}`,
