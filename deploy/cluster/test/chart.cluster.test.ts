@@ -673,23 +673,7 @@ describe('the chart on a real one-node Kubernetes', () => {
     expect(added).toBeDefined();
     const readySeconds = Math.round((Date.now() - t0) / 1000);
     // the new pod's own count of served calls (its /metrics on the pod IP)
-    const served = async () => {
-      const text = await new Promise<string>((res, rej) =>
-        http
-          .get(`http://${added!.status.podIP}:9090/metrics`, { agent: false }, (r) => {
-            let b = '';
-            r.on('data', (c) => {
-              b += c;
-            });
-            r.on('end', () => res(b));
-          })
-          .on('error', rej),
-      );
-      return text
-        .split('\n')
-        .filter((l) => l.startsWith('sandbox_grpc_server_calls_total'))
-        .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-    };
+    const served = () => metricSum(added!.status.podIP, 'sandbox_grpc_server_calls_total');
     let firstCallSeconds: number | undefined;
     // grpc-js re-resolves on a closed connection; servers close theirs after
     // max_connection_age (5 min + 30 s grace), which bounds the wait

@@ -5,6 +5,7 @@ import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { LIMITS } from '../../src/domain/limits';
 import { PageTokens } from '../../src/domain/page-tokens';
 import { newLogId, RequestLogService, type RequestLogInput } from '../../src/domain/request-logs';
+import { logEntries } from './log-entries';
 import { MemoryAppLimitStore } from '../../src/stores/memory-app-limit-store';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
@@ -40,19 +41,7 @@ describe('request-log entries per app', () => {
   let logStore: MemoryRequestLogStore;
   let service: RequestLogService;
   let appId: string;
-  const entries = (count: number): RequestLogInput[] =>
-    Array.from({ length: count }, (_, i) => ({
-      app: appId,
-      appId: '',
-      time: new Date(now.getTime() - i).toISOString(),
-      method: 'GET',
-      path: '/',
-      status: 200,
-      authStyle: '',
-      latencyMs: 1,
-      requestId: `r${now.getTime()}-${i}`,
-      failure: '',
-    }));
+  const entries = (count: number): RequestLogInput[] => logEntries(appId, count, now, (i) => `r${now.getTime()}-${i}`);
 
   beforeEach(async () => {
     jest.useFakeTimers({ now: start });

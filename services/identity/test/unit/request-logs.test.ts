@@ -5,6 +5,7 @@ import { BatchApps } from '../../src/domain/batch-apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { PageTokens } from '../../src/domain/page-tokens';
 import { newestPerApp, RequestLogService, sanitizeEntry, type RequestLogInput } from '../../src/domain/request-logs';
+import { logEntries } from './log-entries';
 import { MemoryAppLimitStore } from '../../src/stores/memory-app-limit-store';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
@@ -194,21 +195,7 @@ describe('trimming to the cap', () => {
     });
     const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
     const trims = jest.spyOn(logStore, 'trim');
-    const record = (count: number) =>
-      service.record(
-        Array.from({ length: count }, (_, i) => ({
-          app: app.id,
-          appId: '',
-          time: new Date(now.getTime() - i).toISOString(),
-          method: 'GET',
-          path: '/',
-          status: 200,
-          authStyle: '',
-          latencyMs: 1,
-          requestId: '',
-          failure: '',
-        })),
-      );
+    const record = (count: number) => service.record(logEntries(app.id, count, now));
     await record(1); // a quarter of 8 is 2: not yet
     expect(trims).not.toHaveBeenCalled();
     await record(1);
@@ -253,21 +240,7 @@ describe('trimming to the cap', () => {
         return trim(app, cap);
       });
     });
-    const record = (app: string, count: number) =>
-      service.record(
-        Array.from({ length: count }, (_, i) => ({
-          app,
-          appId: '',
-          time: new Date(now.getTime() - i).toISOString(),
-          method: 'GET',
-          path: '/',
-          status: 200,
-          authStyle: '',
-          latencyMs: 1,
-          requestId: '',
-          failure: '',
-        })),
-      );
+    const record = (app: string, count: number) => service.record(logEntries(app, count, now));
 
     it('when a trim is slow, then the batch is stored and answered without waiting for it', async () => {
       const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
