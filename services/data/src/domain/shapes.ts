@@ -50,9 +50,19 @@ function plansOf(entity: EntityDefinition): EntityPlans {
   }
   const keys = nest.map((entry) => entry.key);
   if (new Set(keys).size !== keys.length) throw new Error(`${entity.pack}/${entity.name}: a nested group collides with a field name`);
+  // nested-list writes {...row, [key]: members}; a field of that name would keep its own place, which the
+  // page renderer's text composition (row-text.ts, withMembers) does not reproduce.
+  const relation = entity.nestedList;
+  const listed = relation.kind === 'children' ? entity : relation.parent();
+  if (listed.fields.some((f) => f.name === relation.key)) throw new Error(`${entity.pack}/${entity.name}: the nested-list key collides with a field name`);
   plan = { header: entity.fields.map((f) => f.name), nest };
   plans.set(entity, plan);
   return plan;
+}
+
+/** The field names in order: the first element of every list-of-lists page. */
+export function headerOf(entity: EntityDefinition): readonly string[] {
+  return plansOf(entity).header;
 }
 
 export function nestRow(entity: EntityDefinition, row: Row): Record<string, unknown> {
@@ -69,7 +79,9 @@ export function nestRow(entity: EntityDefinition, row: Row): Record<string, unkn
   return out;
 }
 
-function rowValues(header: readonly string[], row: Row): Value[] {
+/** A row's values in field order: a row of the list-of-lists shape. */
+export function rowValues(entity: EntityDefinition, row: Row): Value[] {
+  const { header } = plansOf(entity);
   const values = new Array<Value>(header.length);
   for (let f = 0; f < header.length; f++) values[f] = row[header[f]!]!;
   return values;
@@ -84,9 +96,8 @@ export function shapeRows(entity: EntityDefinition, shape: Shape, start: number,
       for (let i = start; i < end; i++) data.push(entity.row(i));
       return data;
     case 'list-of-lists': {
-      const { header } = plansOf(entity);
-      data.push(header);
-      for (let i = start; i < end; i++) data.push(rowValues(header, entity.row(i)));
+      data.push(headerOf(entity));
+      for (let i = start; i < end; i++) data.push(rowValues(entity, entity.row(i)));
       return data;
     }
     case 'nested':
