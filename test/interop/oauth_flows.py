@@ -1,12 +1,16 @@
 """Runs the sandbox's OAuth flows the way a Python learner would, with
 requests-oauthlib (a third-party client on oauthlib: its own signature base
-strings, PKCE, token parsing and refresh). Nothing here is the sandbox's code.
+strings, PKCE, token parsing and refresh), and PyJWT to verify an access token
+against the published JWKS as a resource server would (PyJWKClient picks the
+key by the token's kid). Nothing here is the sandbox's code.
 
     python oauth_flows.py BASE_URL APP_ID APP_SECRET API_KEY REDIRECT_URI
 
 Prints one JSON object with what each flow got, for the test to check:
   oauth1: the three legs with HMAC-SHA1, then the protected call
-  client_credentials: OAuth2Session with BackendApplicationClient
+  client_credentials: OAuth2Session with BackendApplicationClient, then the
+                      access token verified with PyJWT against the JWKS that
+                      the RFC 8414 metadata names
   authorization_code: OAuth2Session with PKCE (S256), the 302 followed by hand,
                       then a refresh with the refresh token
 """
@@ -14,6 +18,7 @@ import json
 import os
 import sys
 
+import jwt
 import requests
 from oauthlib.oauth2 import BackendApplicationClient
 from requests_oauthlib import OAuth1Session, OAuth2Session
@@ -68,7 +73,18 @@ def client_credentials(base, app_id, app_secret):
     session = OAuth2Session(client=BackendApplicationClient(client_id=app_id))
     token = session.fetch_token(f"{base}/oauth/token", client_id=app_id, client_secret=app_secret, scope=["hr:read"])
     data = session.get(f"{base}/playground/data/hr/employees", params={"page_size": 2}, timeout=30)
-    return {"token_fields": sorted(token.keys()), "scope": token.get("scope"), "data_status": data.status_code, "rows": len(data.json().get("data", []))}
+    metadata = requests.get(f"{base}/.well-known/oauth-authorization-server", timeout=30).json()
+    access = token["access_token"]
+    key = jwt.PyJWKClient(metadata["jwks_uri"]).get_signing_key_from_jwt(access)
+    # The algorithms a resource server accepts; the header's alg must be one of them and the key's.
+    claims = jwt.decode(access, key.key, algorithms=["ES256", "EdDSA", "RS256"], audience=f"{metadata['issuer']}/playground", issuer=metadata["issuer"])
+    return {
+        "token_fields": sorted(token.keys()),
+        "scope": token.get("scope"),
+        "data_status": data.status_code,
+        "rows": len(data.json().get("data", [])),
+        "verified": {"alg": jwt.get_unverified_header(access)["alg"], "kid": key.key_id, "sub": claims["sub"], "client_id": claims["client_id"]},
+    }
 
 
 def authorization_code(base, app_id, app_secret, redirect_uri):

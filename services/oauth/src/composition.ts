@@ -67,7 +67,7 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
     clock,
     store,
     apps,
-    signingKey: await loadSigningKey(config.signingKeyPem),
+    signingKey: await loadSigningKey(config.signingKeyPem, config.accessTokenAlg),
     changes,
   };
   const implementation = unaryHandlers<oauth.OAuthServiceServer>(

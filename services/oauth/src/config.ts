@@ -13,6 +13,7 @@ import {
   grpcTlsVariables,
   requireTlsDirectory,
 } from '@sandbox/runtime';
+import { ACCESS_TOKEN_ALGS } from './domain/signing-key';
 
 /** A PEM private key, as a file's contents or with its newlines written as \n (one line in an env file). */
 const pemPrivateKey = () =>
@@ -39,12 +40,19 @@ const schema = z
     /** Unset: ephemeral state in memory (the embedded default). */
     REDIS_URL: env.optionalUrl(['redis', 'rediss']),
     /**
-     * Signs OAuth 2.0 access tokens and the playground's RS256 JWTs. Every
+     * Signs the playground's RS256 JWTs (and access tokens with
+     * OAUTH_ACCESS_TOKEN_ALG=RS256); the other keys are derived from it. Every
      * oauth replica needs the same one; unset, each process generates its own
      * (tokens then do not survive a restart, and a second replica refuses
      * the first one's).
      */
     JWT_SIGNING_KEY: pemPrivateKey(),
+    /**
+     * What OAuth 2.0 access tokens are signed with: ES256 (the default; its
+     * key is derived from JWT_SIGNING_KEY), EdDSA (Ed25519, derived likewise)
+     * or RS256 (JWT_SIGNING_KEY itself, as before, for clients that need it).
+     */
+    OAUTH_ACCESS_TOKEN_ALG: z.enum(ACCESS_TOKEN_ALGS).default('ES256'),
     /** Lifetime of OAuth 2.0 access tokens. */
     ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
     /** Lifetime of refresh tokens (each use rotates it and restarts this). */
@@ -75,6 +83,7 @@ const schema = z
     port: v.OAUTH_GRPC_PORT,
     redisUrl: v.REDIS_URL,
     signingKeyPem: v.JWT_SIGNING_KEY,
+    accessTokenAlg: v.OAUTH_ACCESS_TOKEN_ALG,
     accessTokenTtlSeconds: v.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,
     memoryMaxEntries: v.OAUTH_MEMORY_MAX_ENTRIES,

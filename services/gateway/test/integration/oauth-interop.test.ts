@@ -50,6 +50,10 @@ describe('OAuth with third-party clients', () => {
       const result = await oauth.processClientCredentialsResponse(as, client, response);
       expect(result).toMatchObject({ token_type: 'bearer', scope: 'hr:read' });
       expect(result.refresh_token).toBeUndefined();
+      // As a resource server would: RFC 9068 checks and the signature against the jwks_uri of the metadata, the key picked by kid.
+      const request = new Request(`${system.baseUrl}/playground/auth/oauth2`, { headers: { Authorization: `Bearer ${result.access_token}` } });
+      const claims = await oauth.validateJwtAccessToken(as, request, `${system.baseUrl}/playground`, { ...INSECURE, signingAlgorithms: ['ES256'] });
+      expect(claims).toMatchObject({ iss: system.baseUrl, sub: app.appId, client_id: app.appId, scope: 'hr:read' });
     });
 
     it('authorization code with PKCE (the 302 followed by hand, iss checked), refresh, then introspection', async () => {
@@ -98,7 +102,7 @@ describe('OAuth with third-party clients', () => {
     });
   });
 
-  it('Python requests-oauthlib: OAuth 1.0a three legs with HMAC-SHA1 and a protected call; OAuth 2.0 client credentials, code + PKCE and refresh', async () => {
+  it('Python requests-oauthlib: OAuth 1.0a three legs with HMAC-SHA1 and a protected call; OAuth 2.0 client credentials (the ES256 token verified by PyJWT against the JWKS), code + PKCE and refresh', async () => {
     const result = await runPythonScript<Record<string, Record<string, unknown>>>('oauth_flows.py', [
       system.baseUrl,
       app.appId,
@@ -113,7 +117,13 @@ describe('OAuth with third-party clients', () => {
       replayed_status: 401,
       replayed_body: { error: { code: 'nonce_used' } },
     });
-    expect(result.client_credentials).toMatchObject({ scope: ['hr:read'], data_status: 200, rows: 2 });
+    expect(result.client_credentials).toMatchObject({
+      scope: ['hr:read'],
+      data_status: 200,
+      rows: 2,
+      // PyJWT verified the access token (ES256, the default) with the JWKS key its kid names.
+      verified: { alg: 'ES256', kid: expect.any(String), sub: app.appId, client_id: app.appId },
+    });
     expect(result.client_credentials.token_fields).not.toContain('refresh_token');
     expect(result.authorization_code).toMatchObject({ redirect_status: 302, state_round_trip: true, access_token_changed: true, data_status: 200 });
     expect(result.authorization_code.token_fields).toContain('refresh_token');

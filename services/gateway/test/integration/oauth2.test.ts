@@ -97,7 +97,9 @@ describe('OAuth 2.0 through the gateway', () => {
       });
       const jwks = (await rawRequest(metadata.jwks_uri)).json();
       const { payload, protectedHeader } = await jwtVerify(access, createLocalJWKSet(jwks), { issuer: system.baseUrl, typ: 'at+jwt' });
-      expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: jwks.keys[0].kid });
+      // ES256 by default (OAUTH_ACCESS_TOKEN_ALG), with the first key of the set: the one that signs.
+      expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: jwks.keys[0].kid });
+      expect(jwks.keys.map((key: { alg: string }) => key.alg)).toEqual(['ES256', 'RS256']);
       expect(payload).toMatchObject({ client_id: app.appId, scope: 'hr:read', sub: app.appId });
       expect(decodeProtectedHeader(access).typ).toBe('at+jwt');
     });

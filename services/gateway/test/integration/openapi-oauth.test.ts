@@ -134,7 +134,11 @@ describe('the OAuth and auth playground answers, checked against the served Open
 
     it('the JWKS is an RFC 7517 key set, cacheable for five minutes', async () => {
       const res = conforming(200, 'GET', '/.well-known/jwks.json')(await rawRequest(url('/.well-known/jwks.json')));
-      expect(res.json().keys).toHaveLength(1);
+      // The ES256 key of access tokens (the default), then the RSA key (RS256 playground JWTs, and access tokens of RS256 replicas).
+      expect(res.json().keys.map((key: { kty: string; alg: string }) => [key.kty, key.alg])).toEqual([
+        ['EC', 'ES256'],
+        ['RSA', 'RS256'],
+      ]);
     });
 
     it('authorize: a 302 with a code, a 302 with a redirected error, and a 400 that never redirects', async () => {

@@ -379,7 +379,7 @@ describe('one flow, consecutive requests on different replicas of the gateway an
 
     const keys = createLocalJWKSet(jwksB.json());
     const access = (await token(A, { grant_type: 'client_credentials' })).json().access_token;
-    const { payload } = await jwtVerify(access, keys, { algorithms: ['RS256'], typ: 'at+jwt', issuer: PUBLIC, audience: `${PUBLIC}/playground` });
+    const { payload } = await jwtVerify(access, keys, { algorithms: ['ES256'], typ: 'at+jwt', issuer: PUBLIC, audience: `${PUBLIC}/playground` });
     expect(payload).toMatchObject({ client_id: app.appId, sub: app.appId });
 
     const issued = await rawRequest(`${A}/playground/auth/jwt/issue`, { method: 'POST', headers: { Authorization: basic() } });

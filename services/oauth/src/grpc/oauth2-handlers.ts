@@ -17,6 +17,11 @@ export function oauth2Handlers(deps: OAuthDeps): Pick<UnaryImplementation<oauth.
       return {};
     },
     verifyAccessToken: async (request, ctx) => ({ check: await verifyAccessToken(deps, request.token, id(ctx.requestId)) }),
-    getJwtPublicKey: () => ({ pem: deps.signingKey.publicPem, kid: deps.signingKey.kid, jwkJson: JSON.stringify(deps.signingKey.publicJwk) }),
+    getJwtPublicKey: () => ({
+      pem: deps.signingKey.publicPem,
+      kid: deps.signingKey.kid,
+      jwkJson: JSON.stringify(deps.signingKey.publicJwk),
+      jwksJson: JSON.stringify(deps.signingKey.accessTokens.jwks),
+    }),
   };
 }

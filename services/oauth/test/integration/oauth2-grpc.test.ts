@@ -95,17 +95,21 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
     it('the token is an RFC 9068 JWT that verifies with the key GetJwtPublicKey publishes, on either replica', async () => {
       const { accessToken } = await a.token(tokenRequest({ scope: 'hr:read' }));
       const published = await b.getJwtPublicKey({});
-      const jwk = JSON.parse(published.jwkJson);
-      expect(jwk).toMatchObject({ kty: 'RSA', kid: published.kid, alg: 'RS256', use: 'sig' });
-      expect(jwk.d).toBeUndefined();
+      // jwk_json: the RSA key (playground RS256 JWTs); jwks_json: every access-token key, the ES256 one (the default) first.
+      const rsa = JSON.parse(published.jwkJson);
+      expect(rsa).toMatchObject({ kty: 'RSA', kid: published.kid, alg: 'RS256', use: 'sig' });
+      const { keys } = JSON.parse(published.jwksJson);
+      expect(keys).toEqual([{ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: expect.any(String), alg: 'ES256', use: 'sig' }, rsa]);
+      const jwk = keys[0];
+      for (const key of keys) expect(key.d).toBeUndefined();
       expect(published.pem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
-      const { payload, protectedHeader } = await jwtVerify(accessToken, await importJWK(jwk, 'RS256'), {
+      const { payload, protectedHeader } = await jwtVerify(accessToken, await importJWK(jwk, 'ES256'), {
         issuer: ISSUER,
         audience: `${ISSUER}/playground`,
         typ: 'at+jwt',
         currentDate: new Date(clock()),
       });
-      expect(protectedHeader).toEqual({ alg: 'RS256', typ: 'at+jwt', kid: published.kid });
+      expect(protectedHeader).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: jwk.kid });
       expect(payload).toEqual({
         iss: ISSUER,
         sub: app.appId,
@@ -413,7 +417,46 @@ describe('oauth service: OAuth 2.0 over gRPC (real identity, real Redis, two rep
   });
 
   it('VerifyAccessToken answers a refusal (ok=false with the rule), never an error', async () => {
-    await expect(verify('eyJhbGciOiJub25lIn0.e30.')).resolves.toMatchObject({ ok: false, reason: expect.stringMatching(/RS256/) });
+    await expect(verify('eyJhbGciOiJub25lIn0.e30.')).resolves.toMatchObject({ ok: false, reason: expect.stringMatching(/ES256 or RS256 and no other/) });
     await expect(verify('garbage')).resolves.toMatchObject({ ok: false, reason: expect.stringMatching(/not an access token issued by this sandbox/) });
+  });
+});
+
+/**
+ * A rolling upgrade from RS256 access tokens to ES256 (or a change of
+ * OAUTH_ACCESS_TOKEN_ALG): for a while replicas with the same JWT_SIGNING_KEY
+ * sign differently. Each must accept the other's tokens, and both publish
+ * the same keys.
+ */
+describe('oauth service: replicas signing RS256 and ES256 side by side (same JWT_SIGNING_KEY)', () => {
+  const { clock } = movableClock();
+  let system: OAuthSystem;
+  let rs256: OAuthClient; // not yet upgraded: OAUTH_ACCESS_TOKEN_ALG=RS256
+  let es256: OAuthClient; // upgraded: the default
+  let client: oauth.ClientAuthentication;
+
+  beforeAll(async () => {
+    system = await startOAuthSystem({ clock, label: 'oauth-algs', replicaEnv: [{ OAUTH_ACCESS_TOKEN_ALG: 'RS256' }, {}] });
+    [rs256, es256] = system.replicas;
+    const { app, issued } = await system.idp.createApp({ ownerId: system.owner, name: 'Rolling upgrade', description: '', redirectUris: [REDIRECT] });
+    client = { clientId: app!.appId, clientSecret: issued!.appSecret!, method: 'basic' };
+  });
+  afterAll(() => system?.stop());
+
+  it.each([
+    ['RS256', 'ES256'],
+    ['ES256', 'RS256'],
+  ])('a token signed %s by one replica is live on the other (VerifyAccessToken and introspection)', async (alg) => {
+    const [issuer, checker] = alg === 'RS256' ? [rs256, es256] : [es256, rs256];
+    const { accessToken } = await issuer.token(tokenRequestOf({ client, issuer: ISSUER }));
+    expect(JSON.parse(Buffer.from(accessToken.split('.')[0], 'base64url').toString())).toMatchObject({ alg, typ: 'at+jwt' });
+    expect((await checker.verifyAccessToken({ token: accessToken })).check).toMatchObject({ ok: true, principal: { appId: client.clientId } });
+    expect(await checker.introspect({ token: accessToken, tokenTypeHint: '', client })).toMatchObject({ active: true, clientId: client.clientId });
+  });
+
+  it('both publish the same two keys, each listing its own signing key first', async () => {
+    const [old, upgraded] = await Promise.all([rs256, es256].map(async (replica) => JSON.parse((await replica.getJwtPublicKey({})).jwksJson).keys));
+    expect(old.map((key: { alg: string }) => key.alg)).toEqual(['RS256', 'ES256']);
+    expect(upgraded).toEqual([old[1], old[0]]);
   });
 });

@@ -49,9 +49,17 @@ export interface OAuthSystem {
  * Starts identity and `replicas` oauth replicas in-process on port 0, each
  * with `clock`, and registers a user `<label>-<random>@example.com`. What was
  * started is stopped again if a later step fails. The replicas use REDIS_URL
- * unless `redisUrl` names another (a Redis the test stops).
+ * unless `redisUrl` names another (a Redis the test stops). `replicaEnv[i]`
+ * adds to replica i's environment (replicas configured differently, as
+ * during a rolling upgrade).
  */
-export async function startOAuthSystem(options: { clock: Clock; label: string; replicas?: number; redisUrl?: string }): Promise<OAuthSystem> {
+export async function startOAuthSystem(options: {
+  clock: Clock;
+  label: string;
+  replicas?: number;
+  redisUrl?: string;
+  replicaEnv?: Array<Record<string, string>>;
+}): Promise<OAuthSystem> {
   const services: RunningGrpcService[] = [];
   const clients: Array<{ close(): void }> = [];
   let redis: Redis | undefined;
@@ -84,7 +92,7 @@ export async function startOAuthSystem(options: { clock: Clock; label: string; r
     };
     const replicas: OAuthClient[] = [];
     for (let replica = 0; replica < (options.replicas ?? 2); replica++) {
-      const service = await startOAuth(loadOAuthConfig(env), { clock: options.clock });
+      const service = await startOAuth(loadOAuthConfig({ ...env, ...options.replicaEnv?.[replica] }), { clock: options.clock });
       services.push(service);
       const client = await clientAsAllowedCallers(oauth.OAuthServiceClient, oauth.OAuthServiceService, `127.0.0.1:${service.port}`, 'oauth', 10_000, {
         transport: testTransport(),

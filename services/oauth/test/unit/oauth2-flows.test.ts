@@ -176,7 +176,7 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
 
     it('the access token is an RFC 9068 JWT whose subject is the App ID', async () => {
       const { accessToken } = await token(deps, tokenRequest({ scope: 'hr:read' }));
-      expect(decodeProtectedHeader(accessToken)).toEqual({ alg: 'RS256', typ: 'at+jwt', kid: signingKey.kid });
+      expect(decodeProtectedHeader(accessToken)).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: signingKey.accessTokens.signing.kid });
       const claims = decodeJwt(accessToken);
       expect(claims).toEqual({
         iss: ISSUER,
@@ -451,12 +451,18 @@ describe('OAuth 2.0 flows (memory store, a clock the test moves)', () => {
       const claims = decodeJwt(accessToken);
       const altered = `${header}.${Buffer.from(JSON.stringify({ ...claims, scope: 'fpa:read' })).toString('base64url')}.${accessToken.split('.')[2]}`;
       expect((await verify(altered)).reason).toMatch(/signature does not verify/);
+      const { kid } = signingKey.accessTokens.signing;
       const elsewhere = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
+        .sign(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
+      expect((await verify(elsewhere)).reason).toMatch(/signature does not verify/);
+      const unnamed = await new SignJWT(claims)
         .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt' })
         .sign(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
-      expect((await verify(elsewhere)).reason).toMatch(/signature does not verify/);
-      expect((await verify(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`)).reason).toMatch(/RS256 and no other/);
-      const playgroundJwt = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).sign(signingKey.privateKey);
+      expect((await verify(unnamed)).reason).toMatch(/kid and alg do not name one of the keys published at \/\.well-known\/jwks\.json/);
+      expect((await verify(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`)).reason).toMatch(/ES256 or RS256 and no other/);
+      // As POST /playground/auth/jwt/issue makes it: RS256 and the RSA key's kid, typ JWT.
+      const playgroundJwt = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signingKey.kid }).sign(signingKey.privateKey);
       expect((await verify(playgroundJwt)).reason).toMatch(/typ header is not at\+jwt/);
       expect((await verify('bt_not_a_jwt')).reason).toMatch(/three base64url parts/);
       expect((await verify('')).reason).toBe('No access token was given.');

@@ -124,7 +124,7 @@ const introspectionJson = (i: oauth.IntrospectResponse) =>
 
 const APP_ID = 'app_Xq3V0d5yH2kq8Jr1mT9bWg';
 const REDIRECT_URI = 'https://client.example/callback';
-const ACCESS_TOKEN = 'eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6Ii4uLiJ9.eyJpc3MiOiIuLi4ifQ.c2lnbmF0dXJl';
+const ACCESS_TOKEN = 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6Ii4uLiJ9.eyJpc3MiOiIuLi4ifQ.c2lnbmF0dXJl';
 const REFRESH_TOKEN = 'rt_3Jq9sW8bHcM1xV0eK7nT2pL5yR4uA6dF9gZ2hQ8wE1t';
 const required = (field: string, what: string) => z.string({ error: `${field} is required: ${what}` });
 
@@ -205,7 +205,9 @@ const tokenBody = z
 
 const tokenResponse = z
   .object({
-    access_token: z.string().meta({ description: 'An RFC 9068 JWT (RS256, typ at+jwt), verifiable with the JWKS.', example: ACCESS_TOKEN }),
+    access_token: z
+      .string()
+      .meta({ description: 'An RFC 9068 JWT (ES256 by default, typ at+jwt), verifiable with the JWKS key its kid names.', example: ACCESS_TOKEN }),
     token_type: z.literal('Bearer'),
     expires_in: z.number().int().meta({ description: 'Seconds the access token lives.', example: 3600 }),
     refresh_token: z.string().optional().meta({ description: 'Authorization code and refresh grants only.', example: REFRESH_TOKEN }),
@@ -299,22 +301,79 @@ const metadata = z
   })
   .meta({ id: 'AuthorizationServerMetadata', description: 'RFC 8414 section 2; every URL absolute, from the public base URL.' });
 
+const kid = z.string().meta({ description: "The key's RFC 7638 thumbprint: the kid in the header of every token it signs." });
+const use = z.literal('sig');
 const jwkSet = z
   .object({
     keys: z.array(
       z
-        .object({
-          kty: z.literal('RSA'),
-          n: z.string().meta({ description: 'The modulus, base64url.' }),
-          e: z.string().meta({ example: 'AQAB' }),
-          kid: z.string().meta({ description: "The key's RFC 7638 thumbprint: the kid in the header of every token it signs." }),
-          alg: z.literal('RS256'),
-          use: z.literal('sig'),
-        })
-        .meta({ id: 'JWK', description: 'RFC 7517 section 4: the public RSA key that signs access tokens and RS256 playground JWTs.' }),
+        .discriminatedUnion('kty', [
+          z
+            .object({
+              kty: z.literal('EC'),
+              crv: z.literal('P-256'),
+              x: z.string().meta({ description: 'The public point, base64url.' }),
+              y: z.string(),
+              kid,
+              alg: z.literal('ES256'),
+              use,
+            })
+            .meta({ description: 'The key of ES256 access tokens (the default, OAUTH_ACCESS_TOKEN_ALG).' }),
+          z
+            .object({
+              kty: z.literal('RSA'),
+              n: z.string().meta({ description: 'The modulus, base64url.' }),
+              e: z.string().meta({ example: 'AQAB' }),
+              kid,
+              alg: z.literal('RS256'),
+              use,
+            })
+            .meta({ description: 'JWT_SIGNING_KEY: RS256 playground JWTs, and RS256 access tokens when so configured or issued by an older replica.' }),
+          z
+            .object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid, alg: z.literal('EdDSA'), use })
+            .meta({ description: 'The key of EdDSA access tokens; listed only when OAUTH_ACCESS_TOKEN_ALG is EdDSA.' }),
+        ])
+        .meta({
+          id: 'JWK',
+          description:
+            'RFC 7517 section 4: a public key that verifies access tokens (chosen by the kid in their header); the RSA one also verifies RS256 playground JWTs.',
+          example: {
+            kty: 'EC',
+            crv: 'P-256',
+            x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+            y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+            kid: 'oKIywvGUpTVTyxMQ3bwIIeQUudfr_CkLMjCE19ECD-U',
+            alg: 'ES256',
+            use: 'sig',
+          },
+        }),
     ),
   })
-  .meta({ id: 'JWKSet', description: 'RFC 7517 section 5.' });
+  .meta({
+    id: 'JWKSet',
+    description: 'RFC 7517 section 5: the key that signs new access tokens first (ES256 by default), then the others a token may name.',
+    example: {
+      keys: [
+        {
+          kty: 'EC',
+          crv: 'P-256',
+          x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+          y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+          kid: 'oKIywvGUpTVTyxMQ3bwIIeQUudfr_CkLMjCE19ECD-U',
+          alg: 'ES256',
+          use: 'sig',
+        },
+        {
+          kty: 'RSA',
+          n: '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',
+          e: 'AQAB',
+          kid: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+          alg: 'RS256',
+          use: 'sig',
+        },
+      ],
+    },
+  });
 
 const publicCache = {
   'Cache-Control': { description: 'The key changes only with JWT_SIGNING_KEY.', schema: z.literal('public, max-age=300'), required: true },
@@ -385,7 +444,13 @@ const contracts = {
     responses: { 200: { description: 'RFC 8414: the endpoints, as absolute URLs built from the public base URL.', schema: metadata } },
   },
   jwks: {
-    responses: { 200: { description: 'RFC 7517: the one signing key.', schema: jwkSet, headers: publicCache } },
+    responses: {
+      200: {
+        description: 'RFC 7517: every key an access token may be verified with, the one that signs new tokens first; pick by the kid in the token header.',
+        schema: jwkSet,
+        headers: publicCache,
+      },
+    },
   },
 } satisfies Record<string, Contract>;
 
@@ -515,12 +580,13 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
     route({
       methods: 'GET',
       path: OAUTH_PATHS.jwks,
-      summary: 'The public key that signs access tokens and RS256 playground JWTs, as a JWK Set.',
+      summary: 'The public keys that verify access tokens (ES256 by default) and RS256 playground JWTs, as a JWK Set.',
       contract: contracts.jwks,
       rateLimited: false,
       handler: async (ctx) => {
-        const { jwkJson } = await deps.clients.oauth.getJwtPublicKey({}, ctx.call());
-        return json({ keys: [JSON.parse(jwkJson)] }, 200, { 'Cache-Control': 'public, max-age=300' });
+        const { jwkJson, jwksJson } = await deps.clients.oauth.getJwtPublicKey({}, ctx.call());
+        // An oauth service older than jwks_json (a rolling upgrade) has one key: the RSA one.
+        return json(jwksJson ? JSON.parse(jwksJson) : { keys: [JSON.parse(jwkJson)] }, 200, { 'Cache-Control': 'public, max-age=300' });
       },
     }),
   ];

@@ -218,6 +218,8 @@ export function oauthAnswers(scopes: string[] = ['hr:read']): Arranged<'oauth'> 
       pem: '-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----\n',
       kid: 'k1',
       jwkJson: JSON.stringify({ kty: 'RSA', n: 'AQAB', e: 'AQAB', kid: 'k1', alg: 'RS256', use: 'sig' }),
+      // Empty, as from an oauth service older than jwks_json: the gateway then publishes jwk_json alone.
+      jwksJson: '',
     }),
   };
 }

@@ -1,6 +1,7 @@
-import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { epochSeconds } from '../clock';
 import type { OAuth2Deps } from './deps';
+import { signCompactJws } from './jws';
 import { newId } from './secrets';
 
 /** RFC 9068 2.1: the media type of JWT access tokens, in the typ header. */
@@ -32,7 +33,11 @@ export interface IssuedAccessToken {
   claims: AccessTokenClaims;
 }
 
-/** Signs an RFC 9068 access token with the sandbox's RS256 key (jose: a maintained, audited JWS implementation). */
+/**
+ * Signs an RFC 9068 access token with the access-token key
+ * (OAUTH_ACCESS_TOKEN_ALG: ES256 by default; docs/decisions.md has what each
+ * costs). The header names the key by kid, as the JWKS does.
+ */
 export async function issueAccessToken(
   deps: Pick<OAuth2Deps, 'clock' | 'config' | 'signingKey'>,
   fields: { issuer: string; sub: string; clientId: string; scope: readonly string[]; grantId?: string },
@@ -49,9 +54,7 @@ export async function issueAccessToken(
     exp: iat + deps.config.accessTokenTtlSeconds,
     ...(fields.grantId ? { grant_id: fields.grantId } : {}),
   };
-  const token = await new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: 'RS256', typ: ACCESS_TOKEN_TYP, kid: deps.signingKey.kid })
-    .sign(deps.signingKey.privateKey);
+  const token = signCompactJws(deps.signingKey.accessTokens.signing, ACCESS_TOKEN_TYP, claims);
   return { token, claims };
 }
 
@@ -61,18 +64,33 @@ const NOT_OURS = 'The token is not an access token issued by this sandbox';
 
 /**
  * Whether `token` is an access token this sandbox signed and, at the injected
- * clock's now, unexpired: RS256 only, typ at+jwt, every RFC 9068 claim present.
+ * clock's now, unexpired: typ at+jwt, every RFC 9068 claim present, and signed
+ * by one of the keys of the JWKS with that key's own algorithm. The key is
+ * chosen by the header's kid from that fixed list and its alg must be the
+ * key's: so `none`, HS256 (a public key used as an HMAC secret) and a key
+ * the token brings along are refused before any signature is checked, and a
+ * replica signing ES256 still accepts the RS256 tokens of one not yet upgraded.
  * Revocations and the app's status are the caller's next steps.
  */
 export async function verifySignedAccessToken(deps: Pick<OAuth2Deps, 'clock' | 'signingKey'>, token: string): Promise<SignatureCheck> {
   if (token.split('.').length !== 3) return { ok: false, reason: `${NOT_OURS}: an access token here is a JWT (three base64url parts separated by dots).` };
+  const keys = deps.signingKey.accessTokens.verifying;
+  const algorithms = [...new Set([...keys.values()].map((key) => key.alg))];
   try {
-    const { payload } = await jwtVerify(token, deps.signingKey.publicKey, {
-      algorithms: ['RS256'],
-      typ: ACCESS_TOKEN_TYP,
-      currentDate: new Date(deps.clock()),
-      requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id', 'scope'],
-    });
+    const { payload } = await jwtVerify(
+      token,
+      (header) => {
+        const key = typeof header.kid === 'string' ? keys.get(header.kid) : undefined;
+        if (!key || key.alg !== header.alg) throw new errors.JWKSNoMatchingKey();
+        return key.publicKey;
+      },
+      {
+        algorithms,
+        typ: ACCESS_TOKEN_TYP,
+        currentDate: new Date(deps.clock()),
+        requiredClaims: ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'client_id', 'scope'],
+      },
+    );
     const claims = asClaims(payload);
     return claims ? { ok: true, claims } : { ok: false, reason: `${NOT_OURS}: its claims are not those of one.` };
   } catch (error) {
@@ -85,7 +103,13 @@ export async function verifySignedAccessToken(deps: Pick<OAuth2Deps, 'clock' | '
       };
     }
     if (error instanceof errors.JOSEAlgNotAllowed)
-      return { ok: false, reason: `${NOT_OURS}: access tokens here are signed with RS256 and no other algorithm.` };
+      return { ok: false, reason: `${NOT_OURS}: access tokens here are signed with ${algorithms.join(' or ')} and no other algorithm.` };
+    if (error instanceof errors.JWKSNoMatchingKey) {
+      return {
+        ok: false,
+        reason: `${NOT_OURS}: its header's kid and alg do not name one of the keys published at /.well-known/jwks.json.`,
+      };
+    }
     if (error instanceof errors.JWSSignatureVerificationFailed) {
       return {
         ok: false,

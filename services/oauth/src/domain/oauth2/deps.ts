@@ -14,7 +14,7 @@ export interface OAuth2Deps {
   clock: Clock;
   store: EphemeralStore;
   apps: Pick<AppDirectory, 'lookup' | 'verifySecret'>;
-  signingKey: Pick<SigningKey, 'privateKey' | 'publicKey' | 'kid'>;
+  signingKey: Pick<SigningKey, 'privateKey' | 'publicKey' | 'kid' | 'accessTokens'>;
   /** Told of every revocation (absent in unit tests: nothing to tell). */
   changes?: Pick<ChangeFeed, 'publish'>;
 }
