@@ -1,5 +1,5 @@
 import type { common } from '@sandbox/contracts';
-import { ShortLivedCache } from '@sandbox/runtime';
+import { ShortLivedCache, unauthenticated } from '@sandbox/runtime';
 import type { AppRecord, AppStore } from '../stores/app-store';
 import { CredentialCrypto, digestsEqual } from './credential-crypto';
 import { PATTERN } from './credentials';
@@ -110,7 +110,19 @@ export class CredentialVerifier {
     const app = PATTERN.appId.test(appId) ? await this.apps.findByAppId(appId) : undefined;
     if (!app) return { found: false, active: false, principal: undefined, apiKey: '' };
     if (!usable(app)) return { found: true, active: false, principal: principalOf(app), apiKey: '' };
-    return { found: true, active: true, principal: principalOf(app), apiKey: this.crypto.decrypt(app.credentials.apiKey.sealed, app.id) };
+    let apiKey: string;
+    try {
+      apiKey = this.crypto.decrypt(app.credentials.apiKey.sealed, app.id);
+    } catch {
+      // The ciphertext does not open with this CREDENTIAL_ENCRYPTION_KEY: data restored (or copied) under
+      // another key. A refusal the learner can act on (a new API key is sealed with the current key), not
+      // an internal error; nothing about the key or the ciphertext is in it.
+      throw unauthenticated(
+        'api_key_unreadable',
+        'This app\'s API key was stored under a different server key and cannot be read here, so it cannot check HMAC, Digest, OAuth 1.0a or HS256 signatures. Rotate the API key in the portal (POST /api/apps/{id}/rotate with {"apiKey": true}) to get one that works.',
+      );
+    }
+    return { found: true, active: true, principal: principalOf(app), apiKey };
   }
 
   /**

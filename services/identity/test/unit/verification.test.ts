@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { GrpcStatus } from '@sandbox/runtime';
 import { AppService } from '../../src/domain/apps';
 import { CredentialCrypto } from '../../src/domain/credential-crypto';
 import { newAppId, newSecret } from '../../src/domain/credentials';
@@ -102,6 +103,19 @@ describe('CredentialVerifier', () => {
     verifier.invalidate();
     expect((await verifier.verifyApiKey(issued.apiKey!)).ok).toBe(true);
     expect(await verifier.getSigningKey(app.appId)).toMatchObject({ active: true, apiKey: issued.apiKey });
+  });
+
+  it('when the data was written under another CREDENTIAL_ENCRYPTION_KEY (a restore with the wrong key), then the signing key is refused as unreadable (401), not an internal error', async () => {
+    const { app, issued } = await create();
+    const otherKey = new CredentialVerifier(store, new CredentialCrypto(randomBytes(32)), 500, () => now);
+    await expect(otherKey.getSigningKey(app.appId)).rejects.toMatchObject({
+      status: GrpcStatus.UNAUTHENTICATED,
+      code: 'api_key_unreadable',
+      message: expect.stringMatching(/Rotate the API key/),
+    });
+    await expect(otherKey.getSigningKey(app.appId)).rejects.not.toMatchObject({ message: expect.stringContaining(issued.apiKey!) });
+    // The App Secret and bearer token are plain hashes: they still work under any key.
+    expect((await otherKey.verifyBasic(app.appId, issued.appSecret!)).ok).toBe(true);
   });
 
   it('when another replica revokes the app and its change is not heard of, then this one still follows within the cache TTL (500 ms)', async () => {
