@@ -40,9 +40,20 @@
 // same plaintext: `<route>BeforeVsPlaintext` beside `<route>MtlsVsPlaintext`,
 // each also paired and by CPU.
 //
+// --tracing adds two sandboxes like the stream one with OpenTelemetry tracing
+// on (docs/decisions.md, "Tracing"), exporting to a null OTLP endpoint in
+// this process that accepts every batch: `traced0` samples no trace
+// (parentbased_traceidratio, ratio 0: what an on-but-unsampled deployment
+// pays) and `traced1` samples every one (ratio 1). The stream sandbox is
+// tracing off. Reported as `<route>Traced0VsOff` and `<route>Traced1VsOff`
+// (requests/s) and `...Cpu` (CPU per request, off over traced). For example:
+//
+//   node bench/hop.mjs --routes echo,token --targets stream --tracing --rounds 3
+//
 // --cpu-prof DIR writes a V8 CPU profile of every process of the stream and
 // plaintext sandboxes (NODE_OPTIONS=--cpu-prof) to DIR/<sandbox>/ at the end.
 import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +92,7 @@ const stringArg = (name) => {
 };
 const profileDir = stringArg('cpu-prof');
 const beforeRoot = stringArg('before');
+const tracing = process.argv.includes('--tracing');
 /** An unrecorded first round: the JIT of every process needs it. */
 const WARMUP_SECONDS = 2;
 const TARGET_VS_BARE = 0.25;
@@ -204,8 +216,26 @@ const appsPerSandbox = Math.ceil((hmacSeconds * HMAC_MAX_RPS) / (2 * HMAC_SKEW_S
 
 const profiling = (name) => (profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${join(profileDir, name)}` } : {});
 const sandboxEnv = (transport, tls = 'on', name) => ({ DATA_PAGE_CACHE_MB: '0', GRPC_TRANSPORT: transport, GRPC_TLS: tls, ...profiling(name) });
+/** Accepts every OTLP export and answers an empty ExportTraceServiceResponse, so tracing's cost is the sandbox's, not a backend's. */
+async function startNullOtlp() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/x-protobuf', 'Content-Length': '0' }).end());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${server.address().port}` };
+}
+const tracedEnv = (ratio, otlpUrl) => ({
+  ...sandboxEnv('stream', 'on', `traced${ratio}`),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl,
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: String(ratio),
+});
 const stream = await startSandbox(sandboxEnv('stream', 'on', 'stream'));
 let unary;
+let nullOtlp;
+let traced0;
+let traced1;
 let plaintext;
 let before;
 let bare;
@@ -214,11 +244,25 @@ try {
   unary = wants('unary') ? await startSandbox(sandboxEnv('unary')) : undefined;
   plaintext = wants('plaintext') ? await startSandbox(sandboxEnv('stream', 'off', 'plaintext')) : undefined;
   before = beforeRoot ? await startSandbox(sandboxEnv('stream', 'on', 'before'), beforeRoot) : undefined;
-  const [streamSystem, unarySystem, plaintextSystem, beforeSystem] = await Promise.all(
+  if (tracing) {
+    nullOtlp = await startNullOtlp();
+    traced0 = await startSandbox(tracedEnv(0, nullOtlp.url));
+    traced1 = await startSandbox(tracedEnv(1, nullOtlp.url));
+  }
+  const [streamSystem, unarySystem, plaintextSystem, beforeSystem, traced0System, traced1System] = await Promise.all(
     // Only the HMAC route needs many apps (their signatures); one does for the others.
-    [stream, unary, plaintext, before].map((sandbox) => sandbox && sandboxRoutes(sandbox, !onlyRoutes || onlyRoutes.includes('hmac') ? appsPerSandbox : 1)),
+    [stream, unary, plaintext, before, traced0, traced1].map(
+      (sandbox) => sandbox && sandboxRoutes(sandbox, !onlyRoutes || onlyRoutes.includes('hmac') ? appsPerSandbox : 1),
+    ),
   );
-  const systems = { stream: streamSystem, unary: unarySystem, plaintext: plaintextSystem, before: beforeSystem };
+  const systems = {
+    stream: streamSystem,
+    unary: unarySystem,
+    plaintext: plaintextSystem,
+    before: beforeSystem,
+    traced0: traced0System,
+    traced1: traced1System,
+  };
   const routeNames = Object.keys(systems.stream.routes).filter((name) => !onlyRoutes || onlyRoutes.includes(name));
 
   // The baseline answers what the gateway answered (with the stream transport) to the same request.
@@ -252,10 +296,13 @@ try {
       unary: (seconds) => measureSandbox(systems.unary, name, seconds),
       plaintext: (seconds) => measureSandbox(systems.plaintext, name, seconds),
       ...(before ? { before: (seconds) => measureSandbox(systems.before, name, seconds) } : {}),
+      ...(tracing
+        ? { traced0: (seconds) => measureSandbox(systems.traced0, name, seconds), traced1: (seconds) => measureSandbox(systems.traced1, name, seconds) }
+        : {}),
       ...(name === 'token' ? { signing: (seconds) => measure(bare.url, { ...request, path: SIGNING_PATH }, bareProcess, seconds) } : {}),
       ...(name === 'data' ? { rendering: (seconds) => measure(bare.url, { ...request, path: RENDERING_PATH }, bareProcess, seconds) } : {}),
     };
-    return Object.fromEntries(Object.entries(all).filter(([target]) => target === 'before' || wants(target)));
+    return Object.fromEntries(Object.entries(all).filter(([target]) => ['before', 'traced0', 'traced1'].includes(target) || wants(target)));
   };
   const plan = Object.fromEntries(routeNames.map((name) => [name, targetsOf(name)]));
 
@@ -329,6 +376,15 @@ try {
       pass[`${name}Mtls`] = m.stream.rps / m.plaintext.rps >= TARGET_MTLS_VS_PLAINTEXT;
     }
   }
+  // Tracing's cost: on but sampling nothing, and on sampling everything, against off (the stream sandbox).
+  for (const [name, m] of Object.entries(medians)) {
+    for (const traced of ['traced0', 'traced1']) {
+      if (!m[traced] || !m.stream) continue;
+      const label = `${name}${traced[0].toUpperCase()}${traced.slice(1)}VsOff`;
+      ratios[label] = m[traced].rps / m.stream.rps;
+      ratios[`${label}Cpu`] = m.stream.cpuMicrosPerRequest.total / m[traced].cpuMicrosPerRequest.total;
+    }
+  }
   // Information only: how far RSA signing alone keeps the token route from the bare baseline.
   if (medians.token?.signing && medians.token.bare) {
     ratios.tokenSigningVsBare = medians.token.signing.rps / medians.token.bare.rps;
@@ -367,6 +423,7 @@ try {
       ...(unary ? { unary: memoryMiB(unary.processes()) } : {}),
       ...(plaintext ? { plaintext: memoryMiB(plaintext.processes()) } : {}),
       ...(before ? { before: memoryMiB(before.processes()) } : {}),
+      ...(traced0 ? { traced0: memoryMiB(traced0.processes()), traced1: memoryMiB(traced1.processes()) } : {}),
     },
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
@@ -374,5 +431,6 @@ try {
   console.log(JSON.stringify(report, null, 2));
 } finally {
   bare?.child.kill();
-  await Promise.all([stream.stop(), unary?.stop(), plaintext?.stop(), before?.stop()]);
+  await Promise.all([stream.stop(), unary?.stop(), plaintext?.stop(), before?.stop(), traced0?.stop(), traced1?.stop()]);
+  nullOtlp?.server.close();
 }

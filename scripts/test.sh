@@ -14,6 +14,9 @@ source scripts/lib/containers.sh
 source scripts/lib/helm.sh
 source scripts/lib/compose-schema.sh
 source scripts/lib/toxiproxy.sh
+source scripts/lib/otelcol.sh
+source scripts/lib/monitoring.sh
+source scripts/lib/mongo-tools.sh
 
 ensure_node   # from here on, `node` (and so npm, npx and jest) is the image's Node line
 echo "test: on Node.js $(node --version)" >&2
@@ -29,11 +32,18 @@ mkdir -p .test-state
 # Every step is idempotent, so afterwards they all run again here, as no-ops
 # that export their binaries' paths to this shell.
 #   debian: redis-server, PostgreSQL (under FerretDB), Chromium (the browser
-#           tests), buildah and podman (the image test)
+#           tests), buildah and podman (the image test), prometheus (promtool
+#           and the server, for the alert rules and the dashboard)
 #   ferretdb: FerretDB (a MongoDB-wire server; the store-outage scenario
-#           starts stores of its own too)
+#           starts stores of its own too), then mongodump and mongorestore
+#           (the restore drill; scripts/lib/mongo-tools.sh), the other
+#           MongoDB build, in the lane that has only one
 #   go:     helm (the chart tests), toxiproxy (the chaos suite), the Compose
-#           Specification schema
+#           Specification schema, then the OpenTelemetry Collector (the
+#           tracing suite's trace backend; scripts/lib/otelcol.sh). Not a lane
+#           of its own: with empty caches it builds in 1.5 to 2.5 min, and with
+#           three Go builds at once on 2 cores nothing finished sooner (521 s
+#           in a lane of its own against 529 s after toxiproxy, load 9-12)
 #   python: requests and friends (interoperability), kubernetes-validate (the
 #           chart's manifests against the API schemas), schemathesis (fuzzing)
 provision_lane() { # name step...
@@ -48,11 +58,11 @@ provision_lane() { # name step...
   ) >".test-state/provision-$name.log" 2>&1
 }
 provisioning_started=$SECONDS
-provision_lane debian ensure_redis ensure_postgres ensure_chromium ensure_containers &
+provision_lane debian ensure_redis ensure_postgres ensure_chromium ensure_containers ensure_prometheus &
 debian_lane=$!
-provision_lane ferretdb ensure_ferretdb &
+provision_lane ferretdb ensure_ferretdb ensure_mongo_tools &
 ferretdb_lane=$!
-provision_lane go ensure_helm ensure_toxiproxy ensure_compose_schema &
+provision_lane go ensure_helm ensure_toxiproxy ensure_compose_schema ensure_otelcol &
 go_lane=$!
 provision_lane python ensure_python_clients ensure_kubernetes_validate ensure_schemathesis &
 python_lane=$!
@@ -62,8 +72,8 @@ for lane in debian:$debian_lane ferretdb:$ferretdb_lane go:$go_lane python:$pyth
 done
 [ "$lanes_failed" -eq 0 ] || exit 1
 cat .test-state/provision-{debian,ferretdb,go,python}.log | grep '^provision: .* took' >&2 || true
-ensure_redis && ensure_postgres && ensure_ferretdb && ensure_chromium && ensure_containers
-ensure_helm && ensure_toxiproxy && ensure_compose_schema
+ensure_redis && ensure_postgres && ensure_ferretdb && ensure_mongo_tools && ensure_chromium && ensure_containers && ensure_prometheus
+ensure_helm && ensure_toxiproxy && ensure_compose_schema && ensure_otelcol
 ensure_python_clients && ensure_kubernetes_validate && ensure_schemathesis
 echo "test: provisioned in $((SECONDS - provisioning_started)) s" >&2
 

@@ -4,6 +4,7 @@ import { batches } from './call-stream-batches';
 import type { CancelSignal } from './cancellation';
 import { GrpcStatus } from './errors';
 import { resolveTarget, type Resolve } from './target-resolution';
+import type { TraceCarrier } from './tracing';
 
 /** How a call carried on a stream failed: the shape of a grpc-js ServiceError, so the one translation (fromServiceError) serves both transports. */
 export interface StreamCallError {
@@ -76,12 +77,30 @@ export class CallStreamPool {
     }
   }
 
-  /** Sends one call; resolves to the encoded response, or rejects as the unary call would have. */
-  call(method: string, request: Buffer, timeoutMs: number, requestId: string | undefined, signal: CancelSignal | undefined): Promise<Buffer> {
-    if (!this.resolved) return this.refresh().then(() => this.call(method, request, timeoutMs, requestId, signal));
+  /**
+   * Sends one call; resolves to the encoded response, or rejects as the unary call would have.
+   * `trace` is the W3C trace context of the caller's client span (tracing on), carried in the Call message.
+   */
+  call(
+    method: string,
+    request: Buffer,
+    timeoutMs: number,
+    requestId: string | undefined,
+    signal: CancelSignal | undefined,
+    trace?: TraceCarrier,
+  ): Promise<Buffer> {
+    if (!this.resolved) return this.refresh().then(() => this.call(method, request, timeoutMs, requestId, signal, trace));
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(failure(GrpcStatus.CANCELLED, 'Cancelled before it was sent.'));
-      const call = { id: 0, method, request, timeoutMs, requestId: requestId ?? '' };
+      const call = {
+        id: 0,
+        method,
+        request,
+        timeoutMs,
+        requestId: requestId ?? '',
+        traceparent: trace?.traceparent ?? '',
+        tracestate: trace?.tracestate ?? '',
+      };
       this.dispatch({ resolve, reject, signal, call, deadlineAt: Date.now() + timeoutMs });
     });
   }

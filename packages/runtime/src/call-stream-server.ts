@@ -202,7 +202,7 @@ class StreamState {
     }
   }
 
-  private start({ id, method: path, request, timeoutMs, requestId }: transport.Call): void {
+  private start({ id, method: path, request, timeoutMs, requestId, traceparent, tracestate }: transport.Call): void {
     const method = this.methods.get(path);
     if (!method) return this.reply({ id, code: GrpcStatus.UNIMPLEMENTED, response: EMPTY, details: `The method ${path} is not offered.`, trailers: [] });
     let message: unknown;
@@ -213,6 +213,11 @@ class StreamState {
     }
     const metadata = new Metadata();
     if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
+    // The caller's trace context, where a unary call carries it, for the handler's server span (grpc-server.ts). Empty when the caller does not trace.
+    if (traceparent) {
+      metadata.set('traceparent', traceparent);
+      if (tracestate) metadata.set('tracestate', tracestate);
+    }
     const call = new StreamedCall(message, metadata, Date.now() + timeoutMs, this.peer, this.authContext);
     this.calls.set(id, call);
     // The caller answers its own deadline; this only stops the work, as grpc-js does.

@@ -16,6 +16,8 @@ import { REQUEST_ID_KEY } from './grpc-server';
 import { grpcMethodName, monotonicMs, type CallMetrics, type CallRecorder } from './metrics';
 import type { Resolve } from './target-resolution';
 import { grpcChannelSecurity, type GrpcTls } from './grpc-tls';
+import { activeTracing } from './tracing';
+import { endRpcSpan, metadataSetter, startClientSpan } from './tracing-spans';
 
 /**
  * How a caller carries unary calls: `stream` multiplexes them over one
@@ -122,6 +124,8 @@ export function promiseClient<C extends Client>(
     transport === 'stream'
       ? new CallStreamPool(target, { channelOptions: { ...CONNECTION_OPTIONS, ...security.options }, credentials: security.credentials, resolve })
       : undefined;
+  // Tracing started before the composition made this client (process-main.ts), or never.
+  const tracing = activeTracing();
   /** One recorder per method, made up front: a call only reads the clock twice and bumps two series. */
   const recorders = new Map<string, CallRecorder>();
   if (metrics) for (const [name, method] of Object.entries(definition)) recorders.set(name, metrics.recorder(peer, grpcMethodName(method.path)));
@@ -171,17 +175,22 @@ export function promiseClient<C extends Client>(
     const method = (client as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
     // Streaming methods have their own callers (e.g. the gateway's upload); the adapter is for unary calls.
     if (definition[name].responseStream || definition[name].requestStream) continue;
+    const { path } = definition[name];
     if (pool) {
-      const { path, requestSerialize, responseDeserialize } = definition[name];
+      const { requestSerialize, responseDeserialize } = definition[name];
       adapter[name] = (request: unknown, options: CallOptionsLite = {}) => {
         const finished = timer(name);
-        return pool.call(path, requestSerialize(request), options.deadlineMs ?? defaultDeadlineMs, options.requestId, options.signal).then(
+        // With tracing on, the call's client span, and its trace context in the Call message (gRPC's own metadata is the stream's, not the call's).
+        const traced = tracing && startClientSpan(tracing, path, peer);
+        return pool.call(path, requestSerialize(request), options.deadlineMs ?? defaultDeadlineMs, options.requestId, options.signal, traced?.carrier).then(
           (response) => {
             finished?.(null);
+            if (traced) endRpcSpan(tracing, traced.span, GrpcStatus.OK, undefined, false);
             return responseDeserialize(response as Buffer);
           },
           (error: StreamCallError) => {
             finished?.(error as ServiceError);
+            if (traced) endRpcSpan(tracing, traced.span, error.code, error.details, false);
             throw fromServiceError(error as ServiceError, peer);
           },
         );
@@ -192,8 +201,15 @@ export function promiseClient<C extends Client>(
       new Promise((resolve, reject) => {
         const { metadata, deadline } = callOptions(options);
         const finished = timer(name);
+        // With tracing on, the call's client span, its trace context in the metadata as traceparent/tracestate.
+        const traced = tracing && startClientSpan(tracing, path, peer);
+        if (traced) {
+          metadataSetter.set(metadata, 'traceparent', traced.carrier.traceparent);
+          if (traced.carrier.tracestate) metadataSetter.set(metadata, 'tracestate', traced.carrier.tracestate);
+        }
         const call = method.call(client, request, metadata, { deadline }, (error, response) => {
           finished?.(error);
+          if (traced) endRpcSpan(tracing, traced.span, error ? error.code : GrpcStatus.OK, error?.details, false);
           options.signal?.removeEventListener('abort', cancel);
           if (error) reject(fromServiceError(error, peer));
           else resolve(response);

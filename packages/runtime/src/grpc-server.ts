@@ -11,6 +11,8 @@ import {
 import { AppError, GrpcStatus, toServiceError } from './errors';
 import { grpcServerCredentials, grpcServerMigrationCredentials, peerIdentity, takesBothProtocols, type GrpcTls } from './grpc-tls';
 import type { Logger } from './logger';
+import { activeTracing } from './tracing';
+import { endRpcSpan, startServerSpan } from './tracing-spans';
 
 export const REQUEST_ID_KEY = 'x-request-id';
 
@@ -89,10 +91,12 @@ export function unaryHandlers<S extends UntypedServiceImplementation>(
   logger: Logger,
 ): S {
   const handlers: Record<string, handleUnaryCall<unknown, unknown>> = {};
+  // Tracing started before the composition made these handlers (process-main.ts), or never: one test, here, not per call.
+  const tracing = activeTracing();
   for (const name of Object.keys(definition)) {
     const method = (implementation as Record<string, (req: unknown, ctx: CallContext) => unknown>)[name];
     if (!method) continue; // grpc-js answers UNIMPLEMENTED for what is not given
-    handlers[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+    const handler = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const requestId = String(call.metadata.get(REQUEST_ID_KEY)[0] ?? '');
       const context = new HandlerContext(requestId, call, logger);
       Promise.resolve()
@@ -109,6 +113,22 @@ export function unaryHandlers<S extends UntypedServiceImplementation>(
             }
           },
         );
+    };
+    if (!tracing) {
+      handlers[name] = handler;
+      continue;
+    }
+    // The service's span of the call, a child of the caller's client span: both transports reach
+    // this handler with the trace context in the call's metadata (call-stream-server.ts puts it there).
+    const { path } = definition[name];
+    handlers[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      const span = startServerSpan(tracing, path, call.metadata);
+      if (!span) return handler(call, callback);
+      const ended: sendUnaryData<unknown> = (error, value, trailer, flags) => {
+        endRpcSpan(tracing, span, error ? (error.code ?? GrpcStatus.UNKNOWN) : GrpcStatus.OK, error?.details, true);
+        callback(error, value, trailer, flags);
+      };
+      tracing.withSpan(span, () => handler(call, ended));
     };
   }
   return handlers as S;

@@ -22,3 +22,6 @@ export * from './timeout';
 export * from './change-feed';
 export * from './maybe-promise';
 export * from './short-lived-cache';
+export * from './tracing';
+export * from './tracing-start';
+export * from './tracing-spans';

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { activeTracing } from './tracing';
 
 export type { Logger };
 
@@ -77,13 +78,20 @@ function bufferedStdout(): DestinationStream {
   return stdout;
 }
 
+const NO_IDS = {};
+
 export function createLogger(service: string, level: string, destination?: DestinationStream): Logger {
+  // With tracing on (started before any logger is made: process-main.ts), every line written while a
+  // span is active carries its trace_id and span_id, so a trace leads to its log lines and back.
+  // With tracing off there is no mixin at all: a line costs what it did.
+  const tracing = activeTracing();
   return pino(
     {
       level,
       base: { service },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }), log: redactSecrets },
+      ...(tracing ? { mixin: () => tracing.logIds() ?? NO_IDS } : {}),
     },
     destination ?? bufferedStdout(),
   );

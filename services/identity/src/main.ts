@@ -1,5 +1,10 @@
 import { runProcess } from '@sandbox/runtime';
 import { loadIdentityConfig } from './config';
-import { start } from './composition';
 
-runProcess('identity', async () => start(loadIdentityConfig()));
+runProcess('identity', async () => {
+  // Required here, once runProcess has started tracing, not imported above: the MongoDB and Redis
+  // instrumentations patch a driver only as it is first required, and the composition requires them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { start } = require('./composition') as typeof import('./composition');
+  return start(loadIdentityConfig());
+});

@@ -13,6 +13,7 @@ import {
   startGrpcService,
   storeMetrics,
   unaryHandlers,
+  type Registry,
   type RunningGrpcService,
 } from '@sandbox/runtime';
 import type { OAuthConfig } from './config';
@@ -26,10 +27,15 @@ import { oauth2Handlers } from './grpc/oauth2-handlers';
 import { playgroundAuthHandlers } from './grpc/playground-auth-handlers';
 import type { EphemeralStore } from './stores/ephemeral-store';
 import { MemoryEphemeralStore } from './stores/memory-ephemeral-store';
+import { memoryStoreMetrics } from './stores/memory-store-metrics';
 import { RedisEphemeralStore } from './stores/redis-ephemeral-store';
 
-async function openStore(config: OAuthConfig, clock: Clock): Promise<EphemeralStore> {
-  if (!config.redisUrl) return new MemoryEphemeralStore({ now: clock, maxEntries: config.memoryMaxEntries });
+async function openStore(config: OAuthConfig, clock: Clock, registry: Registry): Promise<EphemeralStore> {
+  if (!config.redisUrl) {
+    const memory = new MemoryEphemeralStore({ now: clock, maxEntries: config.memoryMaxEntries });
+    memoryStoreMetrics(registry, memory);
+    return memory;
+  }
   const store = new RedisEphemeralStore(config.redisUrl);
   await store.connect();
   return store;
@@ -40,7 +46,9 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
   const logger = createLogger('oauth', config.logLevel);
   const clock = options.clock ?? systemClock;
   const registry = createMetricsRegistry();
-  const store = instrumentStore(await openStore(config, clock), config.redisUrl ? 'redis' : 'memory', storeMetrics(registry), { prefix: 'ephemeral.' });
+  const store = instrumentStore(await openStore(config, clock, registry), config.redisUrl ? 'redis' : 'memory', storeMetrics(registry), {
+    prefix: 'ephemeral.',
+  });
   if (!config.signingKeyPem) logger.warn('JWT_SIGNING_KEY is not set: tokens are signed with a per-process key and do not survive a restart');
   const identityClient = promiseClient(
     identity.IdentityServiceClient,

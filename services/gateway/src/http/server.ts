@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import express, { type Express, type RequestHandler } from 'express';
-import type { Logger } from '@sandbox/runtime';
+import { activeTracing, endHttpSpan, startHttpSpan, type Logger } from '@sandbox/runtime';
 import { RouteContext, type EdgeOptions } from './context';
 import { decorate, type Dispatch } from './dispatch';
 import { refusal } from './errors';
@@ -18,6 +18,9 @@ export type OnRequestFinished = (ctx: RouteContext, status: number) => void;
 export interface RequestMetrics {
   observe(route: string, method: string, status: number, startedAt: bigint): void;
 }
+
+/** A span's url.path when the path held a live credential (the credential guard found it; the access log withholds it too). */
+const WITHHELD_PATH = '(withheld)';
 
 /** The route label of a request whose path no row serves (a 404 of no row, an absolute-form target, a refused Expect). */
 export const UNMATCHED = 'unmatched';
@@ -72,6 +75,8 @@ export function createRequestListener(options: RequestListenerOptions): { listen
     metrics?.observe(route, ctx.method, status, ctx.startedAt);
   };
 
+  // Tracing started before the composition made this listener (process-main.ts), or never: with it off, a request takes the same path as before.
+  const tracing = activeTracing();
   const contextOf = (req: IncomingMessage, res: ServerResponse, route: string) => {
     const ctx = new RouteContext(req, edge, (abort) =>
       res.once('close', () => {
@@ -79,6 +84,7 @@ export function createRequestListener(options: RequestListenerOptions): { listen
       }),
     );
     res.once('finish', () => finished(ctx, route, res.statusCode));
+    if (tracing) tracedContexts.set(req, ctx);
     // A client that went away before its answer was written: counted as 499
     // (nginx's "client closed request"), so the metric holds every request
     // the gateway worked on, and a class of clients giving up is visible.
@@ -89,6 +95,8 @@ export function createRequestListener(options: RequestListenerOptions): { listen
   };
   /** A mounted path's context, made before its middleware runs, for the dispatcher when no file answered. */
   const mountedContexts = new WeakMap<IncomingMessage, RouteContext>();
+  /** With tracing on, each request's context, for its span's end. */
+  const tracedContexts = new WeakMap<IncomingMessage, RouteContext>();
 
   const serve = (req: IncomingMessage, res: ServerResponse, matched?: Matched) => {
     const ctx = mountedContexts.get(req) ?? contextOf(req, res, patternOf(matched));
@@ -96,7 +104,6 @@ export function createRequestListener(options: RequestListenerOptions): { listen
     if (reply instanceof Promise) void reply.then((r) => write(res, r, ctx));
     else write(res, reply, ctx);
   };
-
   /** Expect other than 100-continue: node would answer 417 with an empty body; this gives it the error shape. */
   const answerExpectation = (req: IncomingMessage, res: ServerResponse) => {
     const ctx = new RouteContext(req, edge, () => undefined);
@@ -118,6 +125,19 @@ export function createRequestListener(options: RequestListenerOptions): { listen
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const matched = router.match(req.method ?? 'GET', path);
+    if (!tracing) return route(req, res, path, matched);
+    // The request's server span, active while it is served: its calls to services are its children, and its log lines carry its ids.
+    const span = startHttpSpan(tracing, req.method ?? 'GET', matched.kind !== 'none' ? patternOf(matched) : (mountOf(path)?.label ?? UNMATCHED));
+    // Left out by the sampler: served as with tracing off (no context to carry, no span downstream).
+    if (!span.isRecording()) return route(req, res, path, matched);
+    res.once('close', () => {
+      // The path as the access log shows it: not at all when the guard found a live credential in it.
+      const withheld = tracedContexts.get(req)?.withheldPath;
+      endHttpSpan(tracing, span, res.writableFinished ? res.statusCode : CLIENT_CLOSED, withheld ? WITHHELD_PATH : path);
+    });
+    tracing.withSpan(span, () => route(req, res, path, matched));
+  };
+  const route = (req: IncomingMessage, res: ServerResponse, path: string, matched: Matched) => {
     if (matched.kind !== 'none') return serve(req, res, matched);
     const mount = mountOf(path);
     if (isDraining()) res.setHeader('Connection', 'close');

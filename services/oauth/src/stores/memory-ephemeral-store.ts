@@ -56,6 +56,16 @@ export class MemoryEphemeralStore implements EphemeralStore {
 
   async ping(): Promise<void> {}
 
+  /**
+   * How full it is, for the metrics (stores/memory-store-metrics.ts): the live
+   * entries after a sweep (the expired ones would be swept before a refusal
+   * anyway, so they do not count) and the most it holds.
+   */
+  fill(): { entries: number; capacity: number } {
+    this.sweep();
+    return { entries: this.entries.size, capacity: this.maxEntries };
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.entries.clear();

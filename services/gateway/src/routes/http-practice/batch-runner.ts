@@ -1,10 +1,10 @@
-import { apiErrorBody, AppError, GrpcStatus, quoteInput } from '@sandbox/runtime';
+import { activeTracing, apiErrorBody, AppError, endHttpSpan, GrpcStatus, quoteInput, startHttpSpan } from '@sandbox/runtime';
 import { RouteContext, type EdgeOptions } from '../../http/context';
 import type { Dispatch } from '../../http/dispatch';
 import { badRequest } from '../../http/errors';
 import { inboundRequest } from '../../http/inbound';
 import { json, type Reply } from '../../http/reply';
-import type { OnRequestFinished } from '../../http/server';
+import { UNMATCHED, type OnRequestFinished } from '../../http/server';
 
 /** Limits of POST /playground/batch (the spec leaves them open; docs/http-practice.md). */
 export const BATCH = { maxItems: 20, budgetMs: 60_000, path: '/playground/batch' } as const;
@@ -41,6 +41,8 @@ type ItemResult = { status: number; headers: Record<string, string | string[]>; 
  * fails the batch.
  */
 export function createBatchRunner(dispatch: Dispatch, edge: EdgeOptions, onFinished: OnRequestFinished) {
+  // Tracing started before the composition made this runner (process-main.ts), or never.
+  const tracing = activeTracing();
   return async (ctx: RouteContext): Promise<Reply> => {
     const requests = (ctx.body as { requests?: unknown }).requests;
     if (!Array.isArray(requests)) throw badRequest('invalid_body', 'Send {"requests": [{"method": "GET", "path": "/health"}, …]}: requests must be an array.');
@@ -79,7 +81,14 @@ export function createBatchRunner(dispatch: Dispatch, edge: EdgeOptions, onFinis
       );
       itemCtx.budgetEndsAt = endsAt;
       itemCtx.batch = ctx;
-      const reply = await dispatch(itemCtx);
+      // In a traced request, each item is a span of its own under the batch request's, and its calls are the item's children.
+      const traced = tracing?.recording() ? { tracing, span: startHttpSpan(tracing, item.method, 'batch item', tracing.active()) } : undefined;
+      const reply = traced ? await traced.tracing.withSpan(traced.span, () => dispatch(itemCtx)) : await dispatch(itemCtx);
+      if (traced) {
+        traced.span.setAttribute('sandbox.batch.index', index);
+        const path = itemCtx.withheldPath ? '(withheld)' : itemCtx.path;
+        endHttpSpan(traced.tracing, traced.span, reply.status, path, itemCtx.route?.path ?? UNMATCHED, item.method);
+      }
       onFinished(itemCtx, reply.status);
       results.push(await resultOf(reply));
     }
