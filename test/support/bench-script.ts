@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { compileCache } from './node-env';
 import { requireStoreUrls } from './stores';
 
 const ROOT = join(__dirname, '..', '..');
@@ -24,7 +25,7 @@ export async function runBenchScript(script: string, args: string[]): Promise<Be
   const { mongoUrl, redisUrl } = requireStoreUrls();
   const tools = Object.fromEntries(TOOL_VARIABLES.filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
   const child = spawn(process.execPath, [join(ROOT, script), ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, MONGO_URL: mongoUrl, REDIS_URL: redisUrl, ...tools },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...compileCache(), MONGO_URL: mongoUrl, REDIS_URL: redisUrl, ...tools },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

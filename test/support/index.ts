@@ -9,3 +9,4 @@ export * from './openapi-check';
 export * from './transport';
 export * from './bench-script';
 export * from './tls';
+export * from './node-env';

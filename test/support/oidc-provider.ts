@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { rawRequest, type RawResponse } from './http';
+import { compileCache } from './node-env';
 
 /*
  * Kept out of index.ts, like browser.ts: only the single sign-on tests start
@@ -32,7 +33,7 @@ export interface OidcProviderFixture {
 
 /** The fixture provider in a process of its own, on 127.0.0.1 and a port of the kernel's choice. */
 export async function startOidcProvider(env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<OidcProviderFixture> {
-  const child = spawn(process.execPath, [FIXTURE], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [FIXTURE], { env: { PATH: process.env.PATH, ...compileCache(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

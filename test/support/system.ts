@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GrpcTls } from '@sandbox/runtime';
 import { AnswerLog, unwatchAnswers, watchAnswers } from './answer-log';
+import { compileCache } from './node-env';
 import { freePort } from './ports';
 import { testTransport } from './transport';
 
@@ -79,6 +80,7 @@ async function startSystemOnce(extraEnv: NodeJS.ProcessEnv, options: number | Sy
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    ...compileCache(),
     LOG_LEVEL: 'info',
     RESPONSE_RECORD_FILE: answers.file,
     HOST: '127.0.0.1',

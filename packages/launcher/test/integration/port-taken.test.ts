@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { health } from '@sandbox/contracts';
 import { HealthRegistry, ServingStatus } from '@sandbox/runtime';
-import { freePort } from '@sandbox/testing';
+import { compileCache, freePort } from '@sandbox/testing';
 
 jest.setTimeout(60_000);
 const LAUNCHER = join(__dirname, '..', '..', 'dist', 'main.js');
@@ -35,6 +35,7 @@ describe("when another gRPC server holds a service's port", () => {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      ...compileCache(),
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       PORT: String(await freePort()),

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
-import { isolatedMongoUrl, requireStoreUrls, startSystem, type RunningSystem } from '@sandbox/testing';
+import { compileCache, isolatedMongoUrl, requireStoreUrls, startSystem, type RunningSystem } from '@sandbox/testing';
 
 jest.setTimeout(60_000);
 
@@ -21,7 +21,7 @@ interface ScriptRun {
 
 function runScript(baseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<ScriptRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, baseUrl], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SCRIPT, baseUrl], { env: { PATH: process.env.PATH, ...compileCache(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
