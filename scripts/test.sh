@@ -41,15 +41,15 @@ export NODE_COMPILE_CACHE="$PWD/.test-state/node-compile-cache"
 #           tests), buildah and podman (the image test), prometheus (promtool
 #           and the server, for the alert rules and the dashboard)
 #   ferretdb: FerretDB (a MongoDB-wire server; the store-outage scenario
-#           starts stores of its own too), then mongodump and mongorestore
-#           (the restore drill; scripts/lib/mongo-tools.sh), the other
-#           MongoDB build, in the lane that has only one
+#           starts stores of its own too), then the OpenTelemetry Collector
+#           (the tracing suite's trace backend; scripts/lib/otelcol.sh)
 #   go:     helm (the chart tests), toxiproxy (the chaos suite), the Compose
-#           Specification schema, then the OpenTelemetry Collector (the
-#           tracing suite's trace backend; scripts/lib/otelcol.sh). Not a lane
-#           of its own: with empty caches it builds in 1.5 to 2.5 min, and with
-#           three Go builds at once on 2 cores nothing finished sooner (521 s
-#           in a lane of its own against 529 s after toxiproxy, load 9-12)
+#           Specification schema, then mongodump and mongorestore (the
+#           restore drill; scripts/lib/mongo-tools.sh). The two lanes of Go
+#           builds are balanced by what each build took with empty caches on
+#           a fresh clone: FerretDB 161 s and the collector 59 s against helm
+#           201 s, toxiproxy 7 s and the Database Tools 32 s (with the
+#           collector after helm, provisioning took 268 s)
 #   python: requests and friends (interoperability), kubernetes-validate (the
 #           chart's manifests against the API schemas), schemathesis (fuzzing)
 provision_lane() { # name step...
@@ -66,9 +66,9 @@ provision_lane() { # name step...
 provisioning_started=$SECONDS
 provision_lane debian ensure_redis ensure_postgres ensure_chromium ensure_containers ensure_prometheus &
 debian_lane=$!
-provision_lane ferretdb ensure_ferretdb ensure_mongo_tools &
+provision_lane ferretdb ensure_ferretdb ensure_otelcol &
 ferretdb_lane=$!
-provision_lane go ensure_helm ensure_toxiproxy ensure_compose_schema ensure_otelcol &
+provision_lane go ensure_helm ensure_toxiproxy ensure_compose_schema ensure_mongo_tools &
 go_lane=$!
 provision_lane python ensure_python_clients ensure_kubernetes_validate ensure_schemathesis &
 python_lane=$!
@@ -78,8 +78,8 @@ for lane in debian:$debian_lane ferretdb:$ferretdb_lane go:$go_lane python:$pyth
 done
 [ "$lanes_failed" -eq 0 ] || exit 1
 cat .test-state/provision-{debian,ferretdb,go,python}.log | grep '^provision: .* took' >&2 || true
-ensure_redis && ensure_postgres && ensure_ferretdb && ensure_mongo_tools && ensure_chromium && ensure_containers && ensure_prometheus
-ensure_helm && ensure_toxiproxy && ensure_compose_schema && ensure_otelcol
+ensure_redis && ensure_postgres && ensure_ferretdb && ensure_otelcol && ensure_chromium && ensure_containers && ensure_prometheus
+ensure_helm && ensure_toxiproxy && ensure_compose_schema && ensure_mongo_tools
 ensure_python_clients && ensure_kubernetes_validate && ensure_schemathesis
 echo "test: provisioned in $((SECONDS - provisioning_started)) s" >&2
 

@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { chartRenderer, CHART, HELM, ROOT } from './support/chart';
 
 // The chart's alert rules and dashboard (docs/operations.md): the rules file
 // checked and unit-tested by Prometheus's own promtool (Debian's prometheus
@@ -12,14 +11,10 @@ import { parse, parseAllDocuments } from 'yaml';
 // The dashboard's queries are run against a real Prometheus scraping the
 // system in services/gateway/test/integration/prometheus.test.ts.
 
-const ROOT = resolve(__dirname, '..', '..');
-const CHART = join(ROOT, 'deploy', 'helm', 'training-sandbox');
 const RULES = join(CHART, 'files', 'alerts.yaml');
 const DASHBOARD = join(CHART, 'files', 'dashboard.json');
 const UNIT_TESTS = join(ROOT, 'deploy', 'monitoring-tests');
 const OPERATIONS = join(ROOT, 'docs', 'operations.md');
-const HELM = join(ROOT, '.tools', 'helm');
-const IMAGE_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'image-values.yaml');
 const PROMTOOL = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rules files and manifests are untyped YAML
@@ -50,29 +45,13 @@ function promtool(args: string[]) {
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
-let scratch: string;
-let signingKeyFile: string;
-
-function helmTemplate(release: string, args: string[]): Untyped[] {
-  const result = spawnSync(
-    HELM,
-    ['template', release, CHART, '--namespace', 'sandbox', '-f', IMAGE_VALUES, '--set-file', `secrets.values.JWT_SIGNING_KEY=${signingKeyFile}`, ...args],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, HELM_CACHE_HOME: join(scratch, 'cache'), HELM_CONFIG_HOME: join(scratch, 'config'), HELM_DATA_HOME: join(scratch, 'data') },
-    },
-  );
-  if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`helm template failed (${result.status}): ${result.stderr}`);
-  return parseAllDocuments(result.stdout)
-    .map((document) => document.toJS() as Untyped | null)
-    .filter((manifest): manifest is Untyped => manifest !== null);
-}
+const chart = chartRenderer('alerts-test');
+/** The chart's manifests for a release of that name (the rules' selectors carry the release's full name). */
+const helmTemplate = (release: string, args: string[]): Untyped[] => chart.render(args, { release });
 
 /** A values file setting metrics.prometheusRule's given fields. */
 function valuesFile(label: string, prometheusRule: Record<string, unknown>): string {
-  const file = join(scratch, `${label}-values.yaml`);
+  const file = join(chart.home, `${label}-values.yaml`);
   writeFileSync(file, JSON.stringify({ metrics: { prometheusRule } }));
   return file;
 }
@@ -93,9 +72,6 @@ function operatorSchemaProblems(kind: string, manifest: Untyped): string {
 }
 
 beforeAll(() => {
-  scratch = mkdtempSync(join(tmpdir(), 'alerts-test-'));
-  signingKeyFile = join(scratch, 'jwt-signing-key.pem');
-  writeFileSync(signingKeyFile, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
   for (const [present, ensure] of [
     [existsSync(PROMTOOL), 'source scripts/lib/monitoring.sh && ensure_prometheus'],
     [existsSync(HELM), 'source scripts/lib/helm.sh && ensure_helm'],
@@ -106,8 +82,6 @@ beforeAll(() => {
     if (provisioned.status !== 0) throw new Error(`could not provision (${ensure}): ${provisioned.stderr}`);
   }
 }, 15 * 60_000);
-
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the alert rules, by promtool', () => {
   it('when the rules file is checked, then promtool finds nothing (syntax, templates, duplicates)', () => {
@@ -187,7 +161,7 @@ describe('the PrometheusRule and the dashboard ConfigMap, rendered by helm', () 
     expect(rule!.metadata.labels.release).toBe('kube-prometheus-stack');
     expect(rule!.spec.groups).toEqual(rulesFile().groups);
     expect(operatorSchemaProblems('PrometheusRule', rule!)).toBe('');
-    const rendered = join(scratch, 'rendered-rules.yaml');
+    const rendered = join(chart.home, 'rendered-rules.yaml');
     writeFileSync(rendered, JSON.stringify({ groups: rule!.spec.groups }));
     const { status, output } = promtool(['check', 'rules', rendered]);
     expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });

@@ -1,26 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chartRenderer, findManifest, HELM, PREFIX, RELEASE, ROOT, type Manifest } from './support/chart';
 
 // The chart's store exporters (templates/store-exporters.yaml) and MongoDB
 // backup CronJob (templates/backup.yaml), rendered by the real helm and
 // validated against the Kubernetes API's schemas (kubernetes-validate), off by
 // default and on; what they run is exercised for real by the restore drill
 // (services/identity/test/integration/backup-restore.test.ts). Kept apart from
-// helm-chart.test.ts, which is long already; the helpers are the same few
-// lines.
+// helm-chart.test.ts, which is long already.
 
-const ROOT = resolve(__dirname, '..', '..');
-const HELM = join(ROOT, '.tools', 'helm');
-const CHART = join(ROOT, 'deploy', 'helm', 'training-sandbox');
-const IMAGE_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'image-values.yaml');
 const KUBERNETES_VALIDATE = join(ROOT, '.tools', 'kubernetes-validate', 'bin', 'kubernetes-validate');
 const KUBERNETES_VERSION = '1.37.0';
-const RELEASE = 'ts';
-const PREFIX = `${RELEASE}-training-sandbox`;
 const METRICS_PORT = 9090;
 const SCRAPER = [
   {
@@ -39,49 +30,15 @@ const ALL_ON = [
   'backup.enabled=true',
 ];
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests are untyped YAML
-type Manifest = Record<string, any>;
-
-let helmHome: string;
-let signingKeyFile: string;
-
-function helmTemplate(args: string[]) {
-  // A 2048-bit JWT key given, as in helm-chart.test.ts: generating helm's 4096-bit one costs up to a second a render.
-  const result = spawnSync(
-    HELM,
-    ['template', RELEASE, CHART, '--namespace', 'sandbox', '-f', IMAGE_VALUES, ...args, '--set-file', `secrets.values.JWT_SIGNING_KEY=${signingKeyFile}`],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') },
-    },
-  );
-  if (result.error) throw result.error;
-  return result;
-}
-
-function renderText(args: string[]): string {
-  const { status, stdout, stderr } = helmTemplate(args);
-  if (status !== 0) throw new Error(`helm template failed (${status}): ${stderr}`);
-  return stdout;
-}
-
-function render(args: string[]): Manifest[] {
-  return parseAllDocuments(renderText(args))
-    .map((document) => document.toJS() as Manifest | null)
-    .filter((manifest): manifest is Manifest => manifest !== null);
-}
-
-function expectRefused(args: string[], message: string): void {
-  const { status, stderr } = helmTemplate(args);
-  expect(status).not.toBe(0);
-  expect(stderr).toContain(message);
-}
+const chart = chartRenderer('helm-store-ops');
+const { render, renderText, expectRefused } = chart;
 
 const named = (manifests: Manifest[], kind: string, name: string): Manifest => {
-  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
-  return found;
+  try {
+    return findManifest(manifests, kind, name);
+  } catch {
+    throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
+  }
 };
 const selector = (component: string) => ({
   'app.kubernetes.io/name': 'training-sandbox',
@@ -110,7 +67,7 @@ function expectHardened(pod: Manifest): void {
 
 /** kubernetes-validate --strict: every manifest (but the operator's ServiceMonitor, which it has no schema for) passes. */
 function expectValidOffline(rendered: string, label: string, count: number): void {
-  const file = join(helmHome, `${label}.yaml`);
+  const file = join(chart.home, `${label}.yaml`);
   writeFileSync(file, rendered);
   const result = spawnSync(KUBERNETES_VALIDATE, ['--strict', '--kubernetes-version', KUBERNETES_VERSION, file], { encoding: 'utf8' });
   if (result.error) throw result.error;
@@ -120,9 +77,6 @@ function expectValidOffline(rendered: string, label: string, count: number): voi
 }
 
 beforeAll(() => {
-  helmHome = mkdtempSync(join(tmpdir(), 'helm-store-ops-'));
-  signingKeyFile = join(helmHome, 'jwt-signing-key.pem');
-  writeFileSync(signingKeyFile, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
   for (const [tool, script] of [
     [HELM, 'source scripts/lib/helm.sh && ensure_helm'],
     [KUBERNETES_VALIDATE, 'source scripts/lib/provision.sh && ensure_kubernetes_validate'],
@@ -132,8 +86,6 @@ beforeAll(() => {
     if (built.status !== 0) throw new Error(`could not provision ${tool}: ${built.stderr}`);
   }
 }, 15 * 60_000);
-
-afterAll(() => rmSync(helmHome, { recursive: true, force: true }));
 
 describe('store exporters and backups, off by default', () => {
   it('render no exporter, CronJob or backup claim, and the stores admit only the services that use them', () => {

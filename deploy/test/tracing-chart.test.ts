@@ -1,63 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { chartRenderer, findManifest as find, PREFIX, SERVICES, type Manifest } from './support/chart';
 
 // The chart's `tracing:` block, rendered by the real helm (built into .tools by
 // scripts/lib/helm.sh): the OTEL_* variables of every service's container and
 // the NetworkPolicies' way out to the collector. helm-chart.test.ts covers the
 // rest of the chart; this file only what tracing adds, so it stays quick.
 
-const ROOT = resolve(__dirname, '..', '..');
-const HELM = join(ROOT, '.tools', 'helm');
-const CHART = join(ROOT, 'deploy', 'helm', 'training-sandbox');
-const IMAGE_VALUES = join(ROOT, 'deploy', 'test', 'fixtures', 'image-values.yaml');
-const SERVICES = ['gateway', 'identity', 'oauth', 'data', 'playground'];
-const PREFIX = 'ts-training-sandbox';
+const { render, expectRefused } = chartRenderer('tracing-chart');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests are untyped YAML
-type Manifest = Record<string, any>;
-
-let home: string;
-let signingKey: string;
-
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), 'tracing-chart-'));
-  // A given key: otherwise helm generates a 4096-bit one per render, which is most of a render's time.
-  signingKey = join(home, 'jwt.pem');
-  writeFileSync(signingKey, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-
-function helmTemplate(args: string[]) {
-  const result = spawnSync(
-    HELM,
-    ['template', 'ts', CHART, '--namespace', 'sandbox', '-f', IMAGE_VALUES, '--set-file', `secrets.values.JWT_SIGNING_KEY=${signingKey}`, ...args],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') },
-    },
-  );
-  if (result.error) throw result.error;
-  return result;
-}
-
-function render(args: string[] = []): Manifest[] {
-  const { status, stdout, stderr } = helmTemplate(args);
-  if (status !== 0) throw new Error(`helm template failed (${status}): ${stderr}`);
-  return parseAllDocuments(stdout)
-    .map((doc) => doc.toJSON() as Manifest)
-    .filter(Boolean);
-}
-
-const find = (manifests: Manifest[], kind: string, name: string) => {
-  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name}`);
-  return found;
-};
 /** A service container's plain env, by name (values only; secret refs are not tracing's). */
 const envOf = (manifests: Manifest[], service: string): Record<string, string> => {
   const container = find(manifests, 'Deployment', `${PREFIX}-${service}`).spec.template.spec.containers.find((c: Manifest) => c.name === service);
@@ -125,8 +74,6 @@ describe('the chart’s tracing block', () => {
     // OTEL_RESOURCE_ATTRIBUTES is a comma-separated list of key=value: a comma in a value would split it.
     ['an attribute value with a comma', ['--set', 'tracing.resourceAttributes.team=a\\,b'], '/tracing/resourceAttributes/team'],
   ])('when given %s, then helm template fails and names the value', (_label, args, path) => {
-    const { status, stderr } = helmTemplate(args);
-    expect(status).not.toBe(0);
-    expect(stderr).toContain(path);
+    expectRefused(args, path);
   });
 });
