@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { apiRequest } from './http';
+import { apiRequest, rawRequest, type RawResponse } from './http';
 
 /** The credentials of an app as POST /api/apps returns them (the only time it does). */
 export interface CreatedApp {
@@ -28,4 +28,16 @@ export async function createApp(baseUrl: string, session: string, options: { nam
   });
   if (res.status !== 201) throw new Error(`create app failed: ${res.status} ${res.body}`);
   return res.json();
+}
+
+/** `POST /oauth/token` with the client credentials grant (RFC 6749 section 4.4), the app authenticating with Basic; `scope` omitted asks for every scope it holds. */
+export function clientCredentialsToken(baseUrl: string, app: Pick<CreatedApp, 'appId' | 'appSecret'>, scope?: string): Promise<RawResponse> {
+  return rawRequest(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString(),
+  });
 }

@@ -2,15 +2,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import {
   apiRequest,
+  clientCredentialsToken,
   createApp,
+  type CreatedApp,
   eventually,
   isolatedMongoUrl,
   rawRequest,
   registerUser,
   requireStoreUrls,
-  startSystem,
-  type CreatedApp,
   type RunningSystem,
+  startSystem,
 } from '@sandbox/testing';
 import { UNMATCHED } from '../../src/http/server';
 import { routeTable } from '../../src/openapi/offline-document';
@@ -159,14 +160,7 @@ describe('metrics, scraped from every process after some traffic', () => {
       `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.appId, redirect_uri: REDIRECT, scope: 'hr:read', state: 's', code_challenge: challenge, code_challenge_method: 'S256' })}`,
     );
     expect(authorize.status).toBe(302);
-    const token = await rawRequest(`${system.baseUrl}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`,
-      },
-      body: 'grant_type=client_credentials',
-    });
+    const token = await clientCredentialsToken(system.baseUrl, app);
     expect(token.status).toBe(200);
 
     for (const name of PROCESSES) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   apiRequest,
+  clientCredentialsToken,
   createApp,
   eventually,
   freePort,
@@ -11,8 +12,8 @@ import {
   rawRequest,
   registerUser,
   requireStoreUrls,
-  startSystem,
   type RunningSystem,
+  startSystem,
 } from '@sandbox/testing';
 
 // A real Prometheus (Debian's prometheus package, scripts/lib/monitoring.sh)
@@ -138,14 +139,7 @@ describe('a real Prometheus scraping the running system, with the chart rules an
       expect((await get('/playground/response?status=503')).status).toBe(503);
       expect((await get('/playground/redirect?n=1')).status).toBe(302);
       expect((await apiRequest(system.baseUrl, 'GET', '/api/apps', { token: session })).status).toBe(200);
-      const token = await rawRequest(`${system.baseUrl}/oauth/token`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`,
-        },
-        body: 'grant_type=client_credentials',
-      });
+      const token = await clientCredentialsToken(system.baseUrl, app);
       expect(token.status).toBe(200);
       // Hold this address's one slow slot, then ask again until the gateway has taken it and refuses.
       const held = get('/playground/timeout?delay=3000');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   apiRequest,
+  clientCredentialsToken,
   createApp,
   eventually,
   freePort,
@@ -12,8 +13,8 @@ import {
   rawRequest,
   registerUser,
   requireStoreUrls,
-  startSystem,
   type RunningSystem,
+  startSystem,
 } from '@sandbox/testing';
 
 // Two whole systems, one after the other, on a busy 2-core machine, and spans that reach the backend in batches.
@@ -251,14 +252,7 @@ describe.each(['stream', 'unary'] as const)('tracing on the %s transport', (tran
   };
 
   it('when a client asks for a token, then one trace holds gateway → oauth → identity and the MongoDB read, each the child of the last', async () => {
-    const token = await rawRequest(`${system.baseUrl}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}`,
-      },
-      body: 'grant_type=client_credentials&scope=hr:read',
-    });
+    const token = await clientCredentialsToken(system.baseUrl, app, 'hr:read');
     expect(token.status).toBe(200);
     const service = (name: string) => `${namespace}-${name}`;
     const { traceId, spans } = await traceOf('POST /oauth/token', (all) =>

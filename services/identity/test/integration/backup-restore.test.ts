@@ -9,13 +9,14 @@ import OAuth from 'oauth-1.0a';
 import { parseAllDocuments } from 'yaml';
 import {
   apiRequest,
+  clientCredentialsToken,
+  type CreatedApp,
   isolatedMongoUrl,
   rawRequest,
-  requireStoreUrls,
-  startSystem,
-  type CreatedApp,
   type RawResponse,
+  requireStoreUrls,
   type RunningSystem,
+  startSystem,
 } from '@sandbox/testing';
 
 jest.setTimeout(300_000);
@@ -117,12 +118,7 @@ function credentialUses(baseUrl: string, app: CreatedApp): Record<string, () => 
   return {
     // App Secret: the Basic password and the OAuth 2.0 client secret.
     basic: () => rawRequest(`${baseUrl}/playground/auth/basic`, { headers: { Authorization: basic(app.appId, app.appSecret) } }),
-    'oauth2 client secret': () =>
-      rawRequest(`${baseUrl}/oauth/token`, {
-        method: 'POST',
-        headers: { Authorization: basic(app.appId, app.appSecret), 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: 'grant_type=client_credentials',
-      }),
+    'oauth2 client secret': () => clientCredentialsToken(baseUrl, app),
     bearer: () => rawRequest(`${baseUrl}/playground/auth/bearer`, { headers: { Authorization: `Bearer ${app.bearerToken}` } }),
     // API key: the key itself, the HMAC secret, the Digest password and the OAuth 1.0a consumer secret.
     'api key': () => rawRequest(`${baseUrl}/playground/auth/api-key`, { headers: { 'x-api-key': app.apiKey } }),

@@ -301,6 +301,16 @@ const metadata = z
   })
   .meta({ id: 'AuthorizationServerMetadata', description: 'RFC 8414 section 2; every URL absolute, from the public base URL.' });
 
+/** An ES256 key as the JWKS lists it (RFC 7517 appendix A.1's public point), the example of a JWK and the first of the JWKSet's. */
+const EC_JWK_EXAMPLE = {
+  kty: 'EC',
+  crv: 'P-256',
+  x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+  y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+  kid: 'oKIywvGUpTVTyxMQ3bwIIeQUudfr_CkLMjCE19ECD-U',
+  alg: 'ES256',
+  use: 'sig',
+};
 const kid = z.string().meta({ description: "The key's RFC 7638 thumbprint: the kid in the header of every token it signs." });
 const use = z.literal('sig');
 const jwkSet = z
@@ -337,15 +347,7 @@ const jwkSet = z
           id: 'JWK',
           description:
             'RFC 7517 section 4: a public key that verifies access tokens (chosen by the kid in their header); the RSA one also verifies RS256 playground JWTs.',
-          example: {
-            kty: 'EC',
-            crv: 'P-256',
-            x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
-            y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
-            kid: 'oKIywvGUpTVTyxMQ3bwIIeQUudfr_CkLMjCE19ECD-U',
-            alg: 'ES256',
-            use: 'sig',
-          },
+          example: EC_JWK_EXAMPLE,
         }),
     ),
   })
@@ -354,15 +356,7 @@ const jwkSet = z
     description: 'RFC 7517 section 5: the key that signs new access tokens first (ES256 by default), then the others a token may name.',
     example: {
       keys: [
-        {
-          kty: 'EC',
-          crv: 'P-256',
-          x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
-          y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
-          kid: 'oKIywvGUpTVTyxMQ3bwIIeQUudfr_CkLMjCE19ECD-U',
-          alg: 'ES256',
-          use: 'sig',
-        },
+        EC_JWK_EXAMPLE,
         {
           kty: 'RSA',
           n: '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',
