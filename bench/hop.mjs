@@ -63,11 +63,11 @@ import {
   HMAC_PATH,
   HMAC_SKEW_SECONDS,
   ROOT,
-  cpuSeconds,
   createApps,
   exitWithHelpIfAsked,
   freePort,
   hmacSigner,
+  measureLoad,
   median,
   numberArg,
   rssMiB,
@@ -127,26 +127,8 @@ async function sandboxRoutes(sandbox, appCount) {
   return { sandbox, routes, signer };
 }
 
-/**
- * Runs autocannon with one request (its setupRequest, if any, called per
- * request) and returns rps, latency and each process's CPU per request. Any
- * non-2xx or error throws, with the first such answer or error.
- */
-async function measure(url, request, processes, seconds = duration) {
-  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)]));
-  let firstProblem;
-  const onResponse = (status, body) => {
-    if ((status < 200 || status >= 300) && !firstProblem) firstProblem = `${status} ${body.slice(0, 500)}`;
-  };
-  const run = autocannon({ url, connections, duration: seconds, pipelining: 1, requests: [{ method: 'GET', ...request, onResponse }] });
-  run.on('reqError', (error) => (firstProblem ??= error.message));
-  const result = await run;
-  const label = `${request.method ?? 'GET'} ${url}${request.path}`;
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx and ${result.errors} errors; first: ${firstProblem}`);
-  const cpu = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, ((cpuSeconds(pid) - before[name]) * 1e6) / result.requests.total]));
-  cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpu };
-}
+/** One side's load (bench/lib.mjs measureLoad) at this run's connections. */
+const measure = (url, request, processes, seconds = duration) => measureLoad(url, request, processes, { seconds, connections });
 
 /** One answer, exactly as autocannon receives it: status, body and (lower-cased) headers. */
 async function capture(url, request) {

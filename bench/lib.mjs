@@ -198,3 +198,26 @@ export async function createApps(baseUrl, count, label = 'bench') {
   if (!apps[0].scopes.includes('hr:read')) throw new Error(`apps are created without hr:read (scopes ${apps[0].scopes}); the token request asks for it`);
   return apps;
 }
+
+/**
+ * Runs autocannon with one request (its setupRequest, if any, called per
+ * request) at `connections` for `seconds`, and returns rps, latency and each
+ * given process's CPU per request (µs; `total` their sum). Any non-2xx or
+ * error throws, with the first such answer or error: a benchmark of refusals
+ * measures nothing.
+ */
+export async function measureLoad(url, request, processes, { seconds, connections }) {
+  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  let firstProblem;
+  const onResponse = (status, body) => {
+    if ((status < 200 || status >= 300) && !firstProblem) firstProblem = `${status} ${body.slice(0, 500)}`;
+  };
+  const run = autocannon({ url, connections, duration: seconds, pipelining: 1, requests: [{ method: 'GET', ...request, onResponse }] });
+  run.on('reqError', (error) => (firstProblem ??= error.message));
+  const result = await run;
+  const label = `${request.method ?? 'GET'} ${url}${request.path}`;
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx and ${result.errors} errors; first: ${firstProblem}`);
+  const cpu = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, ((cpuSeconds(pid) - before[name]) * 1e6) / result.requests.total]));
+  cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpu };
+}

@@ -27,8 +27,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { ROOT, cpuSeconds, createApps, exitWithHelpIfAsked, freePort, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
+import { ROOT, createApps, exitWithHelpIfAsked, freePort, measureLoad, median, numberArg, rssMiB, startSandbox } from './lib.mjs';
 
 exitWithHelpIfAsked(import.meta.url);
 const rounds = numberArg('rounds', 3);
@@ -85,26 +84,8 @@ async function startGoHttpbin(bin) {
   }
 }
 
-/**
- * Runs autocannon with one request and returns rps, latency and each given
- * process's CPU per request. Any non-2xx or error throws, with the first such
- * answer or error (as bench/hop.mjs does).
- */
-async function measure(url, request, processes, seconds) {
-  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuSeconds(pid)]));
-  let firstProblem;
-  const onResponse = (status, body) => {
-    if ((status < 200 || status >= 300) && !firstProblem) firstProblem = `${status} ${body.slice(0, 500)}`;
-  };
-  const run = autocannon({ url, connections, duration: seconds, pipelining: 1, requests: [{ method: 'GET', ...request, onResponse }] });
-  run.on('reqError', (error) => (firstProblem ??= error.message));
-  const result = await run;
-  const label = `${request.method ?? 'GET'} ${url}${request.path}`;
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx and ${result.errors} errors; first: ${firstProblem}`);
-  const cpu = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, ((cpuSeconds(pid) - before[name]) * 1e6) / result.requests.total]));
-  cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpu };
-}
+/** One side's load (bench/lib.mjs measureLoad) at this run's connections. */
+const measure = (url, request, processes, seconds) => measureLoad(url, request, processes, { seconds, connections });
 
 /** One answer, checked to be a 200, for its size in the report: the two sides' answers are not byte-identical (their JSON shapes differ). */
 async function answerBytes(url, { method = 'GET', path, headers = {}, body }) {
