@@ -19,6 +19,15 @@ const SCRAPER = [
     podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
   },
 ];
+/** Stores the operator brings (stores.mode external), with their URLs in the keys Secret. */
+const EXTERNAL_STORES = [
+  '--set',
+  'stores.mode=external',
+  '--set-string',
+  'secrets.values.MONGO_URL=mongodb://db.example.org:27017/sandbox',
+  '--set-string',
+  'secrets.values.REDIS_URL=redis://cache.example.org:6379',
+];
 const ALL_ON = [
   '--set',
   'stores.mongodb.exporter.enabled=true',
@@ -204,18 +213,7 @@ describe('backups with other stores settings', () => {
   });
 
   it('stores.mode external: MONGO_URL from the keys Secret, and egress where identity may reach MongoDB', () => {
-    const args = [
-      '--set',
-      'backup.enabled=true',
-      '--set',
-      'stores.mode=external',
-      '--set-string',
-      'secrets.values.MONGO_URL=mongodb://db.example.org:27017/sandbox',
-      '--set-string',
-      'secrets.values.REDIS_URL=redis://cache.example.org:6379',
-      '--set',
-      'backup.runAsUser=null',
-    ];
+    const args = ['--set', 'backup.enabled=true', ...EXTERNAL_STORES, '--set', 'backup.runAsUser=null'];
     const manifests = render(args);
     const pod = named(manifests, 'CronJob', `${PREFIX}-backup`).spec.jobTemplate.spec.template.spec;
     expect(envOf(pod.containers[0]).MONGO_URL.valueFrom.secretKeyRef).toEqual({ name: `${PREFIX}-secrets`, key: 'MONGO_URL' });
@@ -247,16 +245,7 @@ describe('backups with other stores settings', () => {
     ],
     [
       'an exporter beside external stores',
-      [
-        '--set',
-        'stores.mongodb.exporter.enabled=true',
-        '--set',
-        'stores.mode=external',
-        '--set-string',
-        'secrets.values.MONGO_URL=mongodb://db.example.org:27017/sandbox',
-        '--set-string',
-        'secrets.values.REDIS_URL=redis://cache.example.org:6379',
-      ],
+      ['--set', 'stores.mongodb.exporter.enabled=true', ...EXTERNAL_STORES],
       'stores.mongodb.exporter needs stores.mode inCluster',
     ],
     ['an unknown backup key', ['--set', 'backup.destination.s3=bucket'], 'additional properties'],
