@@ -78,6 +78,7 @@ async function startSandboxOnce(extraEnv, root) {
     readyMs,
     processes,
     pids: () => Object.values(processes()),
+    launcherPid: child.pid,
     /** Sends the launcher a signal (SIGHUP: a rolling restart). */
     signal: (name) => child.kill(name),
     stop: () =>
@@ -108,6 +109,20 @@ export const rssMiB = (pid) => {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
     .find((l) => l.startsWith('VmRSS:'));
+  return Number(line.split(/\s+/)[1]) / 1024;
+};
+
+/**
+ * Proportional memory of a process in MiB (Pss, /proc/PID/smaps_rollup): its
+ * own pages, plus each page it shares divided by the processes sharing it.
+ * Several Node.js processes share the node binary's pages (about 34 MiB,
+ * read-only); RSS counts them in each, so a sum of RSS counts them five
+ * times, a sum of PSS once: what the processes take from the machine together.
+ */
+export const pssMiB = (pid) => {
+  const line = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Pss:'));
   return Number(line.split(/\s+/)[1]) / 1024;
 };
 

@@ -72,8 +72,8 @@ export function localChangeFeed(): ChangeFeed {
 
 /**
  * What the feed needs of a Redis client; ioredis's `Redis` (created with
- * `lazyConnect` and `autoResubscribe: false`) is one. Structural, so this
- * package needs no ioredis of its own (as REDIS_FAIL_FAST).
+ * `lazyConnect` and `autoResubscribe: false`: openRedis with
+ * CHANGE_FEED_REDIS) is one. Structural, so a test can give its own.
  */
 export interface PubSubClient {
   connect(): Promise<unknown>;

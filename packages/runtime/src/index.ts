@@ -17,6 +17,7 @@ export * from './process-main';
 export * from './service-addresses';
 export * from './metrics';
 export * from './store-metrics';
+export * from './redis-client';
 export * from './redis-fail-fast';
 export * from './timeout';
 export * from './change-feed';

@@ -17,8 +17,7 @@
  * - retryStrategy: reconnect attempts every 50, 100... ms, at most 250 ms
  *   apart (ioredis's default grows to 2 s), each a refused connect while
  *   Redis is down, so cheap.
- * A plain object, so this package needs no ioredis of its own; it is
- * assignable to ioredis's RedisOptions.
+ * openRedis (redis-client.ts) applies them to every client.
  */
 export const REDIS_FAIL_FAST = {
   enableOfflineQueue: false,

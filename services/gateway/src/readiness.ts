@@ -1,12 +1,12 @@
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
-import Redis from 'ioredis';
+import type { Redis } from 'ioredis';
 import { health } from '@sandbox/contracts';
 import {
   DependencyMonitor,
   GrpcStatus,
   grpcChannelSecurity,
   LIVENESS,
-  REDIS_FAIL_FAST,
+  openRedis,
   resolveTarget,
   SERVICE_NAMES,
   settlesWithin,
@@ -469,7 +469,7 @@ export class ReadinessWatch implements ReadinessView {
     };
     this.services = SERVICE_NAMES.map((name) => new ServiceWatch(name, options.peers[name], options.tls, shared));
     if (options.redisUrl) {
-      const redis = new Redis(options.redisUrl, { ...REDIS_FAIL_FAST, lazyConnect: true });
+      const redis = openRedis(options.redisUrl, { lazyConnect: true });
       redis.on('error', () => undefined); // reported as the store's verdict
       this.ownRedis = redis;
       this.ownStores = new DependencyMonitor(

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { createRemoteJWKSet } from 'jose';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { identity } from '@sandbox/contracts';
@@ -9,7 +8,7 @@ import {
   createMetricsRegistry,
   instrumentStore,
   localChangeFeed,
-  REDIS_FAIL_FAST,
+  openRedis,
   redisChangeFeed,
   startGrpcService,
   storeMetrics,
@@ -46,14 +45,6 @@ import { MemoryRequestLogStore } from './stores/memory-request-log-store';
 import { MemorySessionStore } from './stores/memory-session-store';
 import { MemoryUsageStore } from './stores/memory-usage-store';
 import { MemoryUserStore } from './stores/memory-user-store';
-import { MongoAppLimitStore } from './stores/mongo-app-limit-store';
-import { MongoAppStore } from './stores/mongo-app-store';
-import { MongoAuditStore } from './stores/mongo-audit-store';
-import { MongoDatabase } from './stores/mongo-database';
-import { MongoRequestLogStore } from './stores/mongo-request-log-store';
-import { MongoSessionStore } from './stores/mongo-session-store';
-import { MongoUsageStore } from './stores/mongo-usage-store';
-import { MongoUserStore } from './stores/mongo-user-store';
 import { RedisConnection } from './stores/redis-connection';
 import type { RequestLogStore } from './stores/request-log-store';
 import type { SessionStore } from './stores/session-store';
@@ -98,31 +89,21 @@ async function openStores(config: IdentityConfig): Promise<Stores> {
       close: async () => redis?.close(),
     };
   }
-  let database: MongoDatabase | undefined;
   try {
-    database = await MongoDatabase.connect(config.mongoUrl);
-    const stores = {
-      users: new MongoUserStore(database),
-      sessions: new MongoSessionStore(database),
-      apps: new MongoAppStore(database),
-      logs: new MongoRequestLogStore(database),
-      usage: new MongoUsageStore(database),
-      audit: new MongoAuditStore(database),
-      limits: new MongoAppLimitStore(database),
-    };
-    for (const store of Object.values(stores)) await store.ensureIndexes();
-    const db = database;
+    // Required here, not imported above: the embedded default never loads mongoose (about 25 MiB at rest; docs/decisions.md, "Memory at rest").
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { openMongoStores } = require('./stores/mongo-stores') as typeof import('./stores/mongo-stores');
+    const { stores, database } = await openMongoStores(config.mongoUrl);
     return {
       ...stores,
       signIn: counters.signIn,
-      dependencies: [{ name: 'mongodb', ping: () => db.ping() }, ...counters.redisDependencies],
+      dependencies: [{ name: 'mongodb', ping: () => database.ping() }, ...counters.redisDependencies],
       close: async () => {
-        await db.close();
+        await database.close();
         await redis?.close();
       },
     };
   } catch (error) {
-    await database?.close();
     await redis?.close();
     throw error;
   }
@@ -184,9 +165,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
   const verifier = new CredentialVerifier(stores.apps, crypto, config.verificationCacheMs);
   // Every replica's cache drops on every replica's change (REDIS_URL is required with replicas); one process needs no Redis for it.
   const redisUrl = config.redisUrl;
-  const changes = redisUrl
-    ? await redisChangeFeed({ open: () => new Redis(redisUrl, { ...REDIS_FAIL_FAST, ...CHANGE_FEED_REDIS }), publishes: true, logger })
-    : localChangeFeed();
+  const changes = redisUrl ? await redisChangeFeed({ open: () => openRedis(redisUrl, CHANGE_FEED_REDIS), publishes: true, logger }) : localChangeFeed();
   changes.subscribe(['apps'], () => verifier.invalidate());
   const appsChanged = () => changes.publish('apps');
   const sessionsChanged = () => changes.publish('sessions');

@@ -1,4 +1,3 @@
-import Redis from 'ioredis';
 import { identity, oauth } from '@sandbox/contracts';
 import {
   CHANGE_FEED_REDIS,
@@ -8,7 +7,7 @@ import {
   instrumentStore,
   localChangeFeed,
   promiseClient,
-  REDIS_FAIL_FAST,
+  openRedis,
   redisChangeFeed,
   startGrpcService,
   storeMetrics,
@@ -64,9 +63,7 @@ export async function start(config: OAuthConfig, options: { clock?: Clock } = {}
   );
   // Identity's changes reach this process only through Redis; without it the directory remembers nothing (cacheMs 0).
   const redisUrl = config.redisUrl;
-  const changes = redisUrl
-    ? await redisChangeFeed({ open: () => new Redis(redisUrl, { ...REDIS_FAIL_FAST, ...CHANGE_FEED_REDIS }), publishes: true, logger })
-    : localChangeFeed();
+  const changes = redisUrl ? await redisChangeFeed({ open: () => openRedis(redisUrl, CHANGE_FEED_REDIS), publishes: true, logger }) : localChangeFeed();
   const apps = new AppDirectory(identityClient, clock, redisUrl ? 500 : 0);
   changes.subscribe(['apps'], () => apps.forget());
   const deps: OAuthDeps = {

@@ -1,5 +1,4 @@
-import Redis from 'ioredis';
-import { CHANGE_FEED_REDIS, REDIS_FAIL_FAST, redisChangeFeed, type Logger } from '@sandbox/runtime';
+import { CHANGE_FEED_REDIS, openRedis, redisChangeFeed, type Logger } from '@sandbox/runtime';
 import type { BackendClients } from '../clients';
 
 /**
@@ -36,7 +35,7 @@ export async function forgetOnChanges(clients: BackendClients, redisUrl: string 
   afterSuccess(clients.identity, CHANGING_CALLS.identity, forget);
   afterSuccess(clients.oauth, CHANGING_CALLS.oauth, forget);
   if (!redisUrl) return async () => undefined;
-  const feed = await redisChangeFeed({ open: () => new Redis(redisUrl, { ...REDIS_FAIL_FAST, ...CHANGE_FEED_REDIS }), publishes: false, logger });
+  const feed = await redisChangeFeed({ open: () => openRedis(redisUrl, CHANGE_FEED_REDIS), publishes: false, logger });
   feed.subscribe(['apps', 'tokens'], forget);
   return () => feed.close();
 }

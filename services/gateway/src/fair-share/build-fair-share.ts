@@ -1,5 +1,5 @@
-import Redis from 'ioredis';
-import { REDIS_FAIL_FAST, type Logger } from '@sandbox/runtime';
+import type { Redis } from 'ioredis';
+import { openRedis, type Logger } from '@sandbox/runtime';
 import type { BucketStore } from './bucket-store';
 import { FairShare } from './fair-share';
 import { LeasedBudget } from './leased-budget';
@@ -63,7 +63,7 @@ export function buildFairShare(
   let buckets: () => BucketStore = () => new MemoryBucketStore();
   let slots: SlotCounter = new MemorySlotCounter();
   if (redisUrl) {
-    const client = new Redis(redisUrl, { ...REDIS_FAIL_FAST });
+    const client = openRedis(redisUrl);
     client.on('error', () => undefined); // reported by the failed commands (OutageNotice), not as an unhandled event
     const store = new RedisBucketStore(client);
     buckets = () => store;

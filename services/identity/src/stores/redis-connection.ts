@@ -1,5 +1,5 @@
-import Redis from 'ioredis';
-import { REDIS_FAIL_FAST } from '@sandbox/runtime';
+import type { Redis } from 'ioredis';
+import { openRedis } from '@sandbox/runtime';
 
 /**
  * Identity's one Redis connection (REDIS_URL): it holds the sign-in counters,
@@ -12,7 +12,7 @@ export class RedisConnection {
   private constructor(readonly client: Redis) {}
 
   static async connect(url: string): Promise<RedisConnection> {
-    const client = new Redis(url, { lazyConnect: true, ...REDIS_FAIL_FAST });
+    const client = openRedis(url, { lazyConnect: true });
     client.on('error', () => undefined); // surfaced through ping() and failed calls, not as an unhandled event
     try {
       await client.connect();

@@ -1,5 +1,5 @@
-import Redis, { ReplyError } from 'ioredis';
-import { REDIS_FAIL_FAST, storeUnavailable } from '@sandbox/runtime';
+import type { Redis } from 'ioredis';
+import { isRedisReplyError, openRedis, storeUnavailable } from '@sandbox/runtime';
 import type { EphemeralStore, StoreEntry } from './ephemeral-store';
 
 /** Keys asked for per SCAN step: big enough to be quick, small enough not to hold Redis up. */
@@ -14,7 +14,7 @@ export class RedisEphemeralStore implements EphemeralStore {
     private readonly prefix = 'sandbox:oauth:',
   ) {
     // While Redis is away a call fails at once as a 503 naming Redis (REDIS_FAIL_FAST, redisCall).
-    this.redis = new Redis(url, { lazyConnect: true, ...REDIS_FAIL_FAST });
+    this.redis = openRedis(url, { lazyConnect: true });
     this.redis.on('error', () => undefined); // surfaced through ping() and failed calls, not as an unhandled event
   }
 
@@ -112,7 +112,7 @@ async function redisCall<T>(command: () => Promise<T>): Promise<T> {
   try {
     return await command();
   } catch (error) {
-    if (error instanceof ReplyError && !NOT_NOW_REPLIES.test((error as Error).message)) throw error;
+    if (isRedisReplyError(error) && !NOT_NOW_REPLIES.test((error as Error).message)) throw error;
     throw storeUnavailable('redis_unavailable', 'Redis');
   }
 }

@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import type { GatewayDeps } from '../../deps';
 import type { RouteContext } from '../../http/context';
@@ -58,8 +58,14 @@ export function openApiRoutes(deps: GatewayDeps): Route[] {
         serve(ctx, (document) => ({
           status: 200,
           headers: { 'Content-Type': 'application/yaml; charset=utf-8' },
-          body: Buffer.from(stringify(document, { aliasDuplicateObjects: false })),
+          body: Buffer.from(yaml().stringify(document, { aliasDuplicateObjects: false })),
         })),
     }),
   ];
+}
+
+/** The YAML writer, loaded when the YAML document is first asked for rather than by every gateway at start (docs/decisions.md, "Memory at rest"). */
+function yaml(): typeof Yaml {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('yaml') as typeof Yaml;
 }
