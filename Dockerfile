@@ -58,7 +58,10 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
 # /run/sandbox-keys is where docker compose mounts the keys volume: an empty
 # named volume takes the owner and mode of the image's directory, so the keys
 # service (UID 10001, read-only root) can write there and nobody else can read.
-ENV NODE_ENV=production
+# NODE_OPTIONS: the V8 options every service runs with, the same as `npm
+# start` gives them (packages/launcher/src/node-options.ts says why; a test
+# keeps the two the same). The chart and docker compose inherit it.
+ENV NODE_ENV=production NODE_OPTIONS=--max-semi-space-size=8
 WORKDIR /app
 # Owned by root and not writable by the service user: the image cannot be changed from inside.
 COPY --from=prod-deps /app/ ./

@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { loadDataConfig } from '../../services/data/src/config';
 import { loadIdentityConfig } from '../../services/identity/src/config';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
+import { SERVICE_NODE_OPTIONS } from '../../packages/launcher/src/node-options';
 import { TIMEOUT_CAP_MS } from '../../services/playground/src/domain/timeout';
 
 // What can drift in the Dockerfile and docker-compose.yml without building
@@ -54,6 +55,10 @@ describe('the Dockerfile', () => {
     expect(dockerfile).toContain('npm ci --omit=dev');
     expect(runtime).not.toMatch(/COPY --from=build \/app\/node_modules/);
     expect(runtime).not.toMatch(/^(ENV|ARG) .*(KEY|SECRET|PASSWORD|MONGO_URL|REDIS_URL)/m);
+  });
+
+  it("when a service runs in the image, then it has the V8 options `npm start` gives it (one value, the launcher's)", () => {
+    expect(runtime).toMatch(new RegExp(`^ENV .*\\bNODE_OPTIONS=${SERVICE_NODE_OPTIONS}$`, 'm'));
   });
 
   it('when no base image is given, then it is a maintained LTS line of node (even major, 24 or later), slim', () => {

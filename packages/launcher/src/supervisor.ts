@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { withTimeout } from '@sandbox/runtime';
+import { serviceNodeOptions } from './node-options';
 import type { ProcessName, Replica, ReplicaPlan } from './replicas';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -25,7 +26,7 @@ export class Supervisor {
     // The IPC channel carries one message, the child's "started" (runProcess's reportStarted).
     const child = spawn(process.execPath, [entry(replica.name)], {
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, ...this.plan.shared, ...replica.env },
+      env: { ...process.env, ...this.plan.shared, ...replica.env, NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS) },
     });
     this.children.set(replica.label, child);
     this.starts.set(replica.label, startedOf(replica.label, child));
