@@ -5,7 +5,10 @@
 // under load anyway, because V8 enlarges the heap it keeps while garbage
 // comes fast (the soak at 2,000 requests/s: identity's RSS 130 → 343 MiB in
 // 150 s while its live heap stayed at about 25 MiB).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+//
+// LIVE_HEAP_KEEP=DIR keeps every snapshot there (<pid>-<n>.heapsnapshot), to
+// see what grew: `node bench/heap-diff.mjs BEFORE AFTER`.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -44,7 +47,7 @@ async function liveHeapMiB(dir, pid, timeoutMs = 60_000) {
     } catch {
       continue;
     }
-    rmSync(path);
+    keepOrRemove(path, pid);
     const fields = snapshot.snapshot.meta.node_fields;
     const selfSize = fields.indexOf('self_size');
     let bytes = 0;
@@ -52,4 +55,12 @@ async function liveHeapMiB(dir, pid, timeoutMs = 60_000) {
     return Math.round((bytes / 1048576) * 10) / 10;
   }
   throw new Error(`no heap snapshot from process ${pid} within ${timeoutMs} ms`);
+}
+
+let kept = 0;
+function keepOrRemove(path, pid) {
+  const keep = process.env.LIVE_HEAP_KEEP;
+  if (!keep) return rmSync(path);
+  mkdirSync(keep, { recursive: true });
+  renameSync(path, join(keep, `${pid}-${++kept}.heapsnapshot`));
 }

@@ -17,10 +17,20 @@
 //   npm run soak                      (60 s; scripts/with-stores.sh provisions the stores)
 //   MONGO_URL=... REDIS_URL=... node bench/soak.mjs [--duration 60] [--connections 100]
 //
+// RSS is judged by the first replica of each process, whose heap is not
+// snapshotted before the load: writing a snapshot leaves its process
+// holding tens of MiB it does not give back (malloc's), which an RSS taken
+// afterwards counts as if the load had grown it (measured: +20 to +70 MiB
+// per process). Live-heap growth is judged by the second replicas, which
+// take the same share of the load. `rssOfChartLimit` is each first
+// replica's RSS after the load as a share of its limit in the chart's
+// values (issue #36's goal: at most 60%), reported, not judged.
+//
 // Exit code 1 when the rule fails. CI runs 15 s of it (soak.test.ts).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { checklist } from './chaos/checklist.mjs';
 import { ROOT, freePort, numberArg, rssMiB } from './lib.mjs';
 import { liveHeapProbe } from './live-heap.mjs';
@@ -33,6 +43,12 @@ const LIVE_HEAP_WARMUP_MIB = 16;
 /** The caches each process is configured with, in MiB: the gateway's data-page cache (DATA_PAGE_CACHE_MB, 64 by default). */
 const cacheMiB = (name) => (name.startsWith('gateway') ? Number(process.env.DATA_PAGE_CACHE_MB ?? 64) : 0);
 const connections = numberArg('connections', 100);
+/** A service's memory limit in the chart's values (services.<name>.resources, else defaults.resources), in MiB. */
+const chartValues = parse(readFileSync(join(ROOT, 'deploy/helm/training-sandbox/values.yaml'), 'utf8'));
+const chartMemoryLimitMiB = (name) => {
+  const limit = chartValues.services[name]?.resources?.limits?.memory ?? chartValues.defaults.resources.limits.memory;
+  return Number(/^(\d+)Mi$/.exec(limit)[1]);
+};
 
 const metricsPorts = {};
 for (const variable of ['METRICS_PORT', 'IDENTITY_METRICS_PORT', 'OAUTH_METRICS_PORT', 'DATA_METRICS_PORT', 'PLAYGROUND_METRICS_PORT'])
@@ -52,7 +68,8 @@ try {
   const { requests, signer } = await mixedRequests(sandbox.gateways[0], duration, 'soak');
   const processes = sandbox.processes();
   const rssBefore = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMiB(pid)]));
-  const heapBefore = await heap.measure(processes);
+  const second = Object.fromEntries(Object.entries(processes).filter(([name]) => name.endsWith('#2')));
+  const heapBefore = await heap.measure(second);
   // What the stores did meanwhile (issue #32): their CPU (when they run on this machine) and the operations they answered.
   const stores = await storeClients(process.env.MONGO_URL, process.env.REDIS_URL);
   const storePids = storeProcesses(process.env.MONGO_URL, process.env.REDIS_URL);
@@ -69,7 +86,7 @@ try {
     redisOperationsPerRequest: perRequest(sum(difference(storesBefore.redis, storesAfter.redis))),
   };
   const rssAfter = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMiB(pid)]));
-  const heapAfter = await heap.measure(processes);
+  const heapAfter = await heap.measure(second);
   const eventLoop = {};
   for (const [variable, port] of Object.entries(metricsPorts))
     eventLoop[variable.replace(/_?METRICS_PORT$/, '').toLowerCase() || 'gateway'] = await eventLoopP99Ms(port);
@@ -77,7 +94,7 @@ try {
   const { check, checks } = checklist();
   check('zero unexpected statuses, errors or timeouts', unexpected === 0, { samples: load.samples, firstErrors: load.firstErrors });
   check('the HMAC signatures lasted the run (the mix stayed whole)', !signer.exhausted);
-  const grownBeyond = Object.keys(processes).filter((name) => heapAfter[name] - heapBefore[name] > cacheMiB(name) + LIVE_HEAP_WARMUP_MIB);
+  const grownBeyond = Object.keys(second).filter((name) => heapAfter[name] - heapBefore[name] > cacheMiB(name) + LIVE_HEAP_WARMUP_MIB);
   check(`no process's live heap grew beyond its caches plus ${LIVE_HEAP_WARMUP_MIB} MiB`, grownBeyond.length === 0, grownBeyond);
   pass = checks.every((c) => c.ok);
   const report = {
@@ -92,7 +109,12 @@ try {
     unexpected,
     hmacSignaturesExhausted: signer.exhausted,
     rssMiB: Object.fromEntries(Object.keys(processes).map((name) => [name, { before: Math.round(rssBefore[name]), after: Math.round(rssAfter[name]) }])),
-    liveHeapMiB: Object.fromEntries(Object.keys(processes).map((name) => [name, { before: heapBefore[name], after: heapAfter[name] }])),
+    liveHeapMiB: Object.fromEntries(Object.keys(second).map((name) => [name, { before: heapBefore[name], after: heapAfter[name] }])),
+    rssOfChartLimit: Object.fromEntries(
+      Object.keys(processes)
+        .filter((name) => !name.includes('#'))
+        .map((name) => [name, `${Math.round((rssAfter[name] / chartMemoryLimitMiB(name)) * 100)}% of ${chartMemoryLimitMiB(name)} MiB`]),
+    ),
     eventLoopP99MsFirstReplica: eventLoop,
     storeWork,
     checks,

@@ -95,8 +95,8 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
         return { deleted: await apps.resetOwner(owner(request.ownerId)) };
       },
 
-      async recordRequests(request) {
-        await recorded.record(request.entries, request.usage);
+      async recordRequests(request, context) {
+        await recorded.record(request.entries, request.usage, context.signal);
         return {};
       },
       async listRequestLogs(request) {

@@ -118,6 +118,50 @@ describe('a recorded batch of requests', () => {
     expect((await usageStore.rows()).map((row) => row.requests)).toEqual([1]);
   });
 
+  it('when more flushes arrive than are stored and may wait, then the extra are refused at once (record_busy), one whose caller gave up while waiting is dropped, and none of theirs is stored', async () => {
+    const { app } = await apps.create('owner-a', { name: 'a', description: '', redirectUris: [] });
+    // The store answers reads of apps only when let: the first two flushes are being stored, the next three wait.
+    let letReads!: () => void;
+    const reading = new Promise<void>((resolve) => (letReads = resolve));
+    const slow = new Proxy(appStore, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property !== 'findByIds' || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          await reading;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as AppStore;
+    const bounded = new RecordedRequests(
+      slow,
+      new RequestLogService(logStore, slow, 1000, new PageTokens(randomBytes(32)), () => now),
+      new UsageService(usageStore, slow),
+      {
+        concurrency: 2,
+        maxWaiting: 3,
+      },
+    );
+    const flushes = [1, 2, 3, 4].map((n) => bounded.record([entry({ app: app.id }, `admitted-${n}`)], [count({ app: app.id }, 1)]));
+    // A fifth waits, and its caller gives up meanwhile: dropped when its turn comes, nothing of it stored.
+    const gaveUp = new AbortController();
+    const abandoned = refusalOf(bounded.record([entry({ app: app.id }, 'abandoned')], [count({ app: app.id }, 1)], gaveUp.signal));
+    gaveUp.abort();
+    const refused = await refusalOf(bounded.record([entry({ app: app.id }, 'refused')], [count({ app: app.id }, 1)]));
+    expect({ code: refused.code, status: refused.status, retryAfterSeconds: refused.retryAfterSeconds }).toEqual({
+      code: 'record_busy',
+      status: 8, // RESOURCE_EXHAUSTED
+      retryAfterSeconds: 1,
+    });
+    letReads();
+    expect(await Promise.all(flushes)).toEqual(Array(4).fill({ entries: 1, usage: 1 }));
+    expect((await abandoned).code).toBe('record_abandoned');
+    expect((await logStore.list(app.id, 10)).map((e) => e.requestId).sort()).toEqual(['admitted-1', 'admitted-2', 'admitted-3', 'admitted-4']);
+    expect((await usageStore.rows()).map((row) => row.requests)).toEqual([4]);
+    // Turns are given back: the next flush is taken.
+    expect(await bounded.record([entry({ app: app.id }, 'later')], [])).toEqual({ entries: 1, usage: 0 });
+  });
+
   it('when a flush is empty, then the store is not asked anything', async () => {
     expect(await recorded.record([], [])).toEqual({ entries: 0, usage: 0 });
     expect(reads).toEqual({});
