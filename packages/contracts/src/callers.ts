@@ -47,6 +47,7 @@ const identity: Table<typeof IdentityServiceService> = {
   resetOwner: GATEWAY,
   recordRequests: GATEWAY,
   listRequestLogs: GATEWAY,
+  listExercises: GATEWAY,
   verifyApiKey: GATEWAY,
   verifyBearerToken: GATEWAY,
   // Basic for the data and auth routes (gateway) and client authentication at the token endpoint (oauth).

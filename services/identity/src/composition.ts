@@ -25,6 +25,7 @@ import { OperatorActors } from './domain/operator-actors';
 import { AppLeftovers } from './domain/app-leftovers';
 import { AppService } from './domain/apps';
 import { CredentialCrypto } from './domain/credential-crypto';
+import { ExerciseProgressService } from './domain/exercises/progress';
 import { OPERATOR_PAGE_TOKEN_KEY_INFO, PageTokens } from './domain/page-tokens';
 import { PasswordHasher } from './domain/passwords';
 import { RecordedRequests } from './domain/recorded-requests';
@@ -37,10 +38,12 @@ import { identityHandlers } from './grpc/identity-handlers';
 import type { AppLimitStore } from './stores/app-limit-store';
 import type { AppStore } from './stores/app-store';
 import type { AuditStore } from './stores/audit-store';
+import type { ExerciseProgressStore } from './stores/exercise-progress-store';
 import { DuplicateKeyError } from './stores/errors';
 import { MemoryAppLimitStore } from './stores/memory-app-limit-store';
 import { MemoryAppStore } from './stores/memory-app-store';
 import { MemoryAuditStore } from './stores/memory-audit-store';
+import { MemoryExerciseProgressStore } from './stores/memory-exercise-progress-store';
 import { MemoryRequestLogStore } from './stores/memory-request-log-store';
 import { MemorySessionStore } from './stores/memory-session-store';
 import { MemoryUsageStore } from './stores/memory-usage-store';
@@ -63,6 +66,7 @@ interface Stores {
   usage: UsageStore;
   audit: AuditStore;
   limits: AppLimitStore;
+  exerciseProgress: ExerciseProgressStore;
   signIn: SignInLimiters;
   dependencies: Dependency[];
   close(): Promise<void>;
@@ -84,6 +88,7 @@ async function openStores(config: IdentityConfig): Promise<Stores> {
       usage: new MemoryUsageStore(),
       audit: new MemoryAuditStore(),
       limits: new MemoryAppLimitStore(),
+      exerciseProgress: new MemoryExerciseProgressStore(),
       signIn: counters.signIn,
       dependencies: counters.redisDependencies,
       close: async () => redis?.close(),
@@ -130,6 +135,7 @@ function instrumentStores(stores: Stores, config: IdentityConfig, registry: Regi
     usage: wrap(stores.usage, durable, 'usage.'),
     audit: wrap(stores.audit, durable, 'audit.'),
     limits: wrap(stores.limits, durable, 'appLimits.'),
+    exerciseProgress: wrap(stores.exerciseProgress, durable, 'exerciseProgress.'),
     signIn: {
       addressAndAccount: wrap(stores.signIn.addressAndAccount, counters, 'signIn.addressAndAccount.'),
       address: wrap(stores.signIn.address, counters, 'signIn.address.'),
@@ -191,6 +197,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
   const leftovers = new AppLeftovers(stores);
   const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));
   const usage = new UsageService(stores.usage, stores.apps);
+  const exercises = new ExerciseProgressService(stores.exerciseProgress);
   const admin = new AdminService({
     ...stores,
     operators: config.operators,
@@ -211,7 +218,16 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
       protoService: 'sandbox.identity.v1.IdentityService',
       definition: identity.IdentityServiceService,
       implementation: identityHandlers(
-        { accounts, apps, logs, recorded: new RecordedRequests(stores.apps, logs, usage), admin, operators: new OperatorActors(accounts), verifier },
+        {
+          accounts,
+          apps,
+          logs,
+          recorded: new RecordedRequests(stores.apps, logs, usage, { exercises: { progress: exercises, logger } }),
+          exercises,
+          admin,
+          operators: new OperatorActors(accounts),
+          verifier,
+        },
         logger,
       ),
       host: config.host,

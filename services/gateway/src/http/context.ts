@@ -60,6 +60,12 @@ export class RouteContext {
   logAs?: { appId: string; style: SchemeName };
   /** Why the request was refused, in the rule's words: shown in the app's request log. */
   failure?: string;
+  /**
+   * What this request showed that its method, path and status do not say
+   * (docs/exercises.md, "Facts": grant=client_credentials...), sent with its
+   * request log entry for identity to judge exercises by; never logged.
+   */
+  facts?: Record<string, string>;
   /** The path held a live secret of another service: logs show a placeholder instead. */
   withheldPath = false;
   /** The body, read as the route's body mode says (body.ts). */
@@ -168,6 +174,11 @@ export class RouteContext {
   }
 
   /** Milliseconds since the request began, to two decimals. */
+  /** Notes a fact of this request for the exercises (the `facts` above). */
+  fact(name: string, value: string): void {
+    (this.facts ??= {})[name] = value;
+  }
+
   elapsedMs(): number {
     return Math.round(Number(process.hrtime.bigint() - this.startedAt) / 1e4) / 100;
   }

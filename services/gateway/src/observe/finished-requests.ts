@@ -30,10 +30,14 @@ export function recordFinishedRequests(accessLog: AccessLog, requestLogs: Reques
       latencyMs,
       requestId: ctx.requestId,
       failure: status >= 400 ? (ctx.failure ?? '') : '',
+      facts: ctx.facts ?? NO_FACTS,
       routeFamily: ctx.route ? ctx.route.family : 'system',
     });
   };
 }
+
+/** Shared by every entry without facts (most), rather than an object each. */
+const NO_FACTS: Record<string, string> = Object.freeze({});
 
 /** Paths longer than this are cut in logs: a request line can be 16 KB, a log line should not be. */
 export const LOGGED_PATH_MAX = 512;

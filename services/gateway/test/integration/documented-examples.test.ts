@@ -668,6 +668,15 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
     },
     values: (live) => expect(live.entries.length).toBeGreaterThan(0),
   },
+  'GET /api/exercises': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await apiRequest(ctx.system.baseUrl, 'GET', '/api/exercises', { token: ctx.session })),
+    // The whole catalogue, each with where this learner stands (docs/exercises.md).
+    values: (live) => {
+      expect(live.exercises.length).toBeGreaterThanOrEqual(20);
+      expect(live.exercises.every((e: { status: string }) => ['not_started', 'attempted', 'done'].includes(e.status))).toBe(true);
+    },
+  },
   'GET /api/auth/options': {
     expectStatus: 200,
     send: async (ctx) => answered(await get(ctx, '/api/auth/options')),

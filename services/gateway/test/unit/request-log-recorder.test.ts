@@ -23,6 +23,7 @@ const entry = (app: string, n: number, fields: Partial<RecordedRequest> = {}): R
   requestId: `r${n}`,
   appId: '',
   failure: '',
+  facts: {},
   routeFamily: 'data',
   ...fields,
 });

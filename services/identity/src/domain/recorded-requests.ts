@@ -1,9 +1,10 @@
-import { invalidArgument, resourceExhausted, unavailable } from '@sandbox/runtime';
+import { invalidArgument, resourceExhausted, unavailable, type Logger } from '@sandbox/runtime';
 import type { AppStore } from '../stores/app-store';
 import { BatchApps } from './batch-apps';
 import { BoundedConcurrency } from './bounded-concurrency';
+import { sanitizeFacts, type ExerciseProgressService, type LearnerRequest } from './exercises/progress';
 import { LIMITS } from './limits';
-import type { RequestLogInput, RequestLogService } from './request-logs';
+import { sanitizeEntry, type RequestLogInput, type RequestLogService } from './request-logs';
 import type { UsageInput, UsageService } from './usage';
 
 /**
@@ -25,17 +26,31 @@ import type { UsageInput, UsageService } from './usage';
  * chart's limit; docs/decisions.md, "Memory at rest and under load"). A
  * refused gateway keeps its usage counts for its next flush and drops the log
  * entries, as for any failed flush (request-log-recorder.ts).
+ *
+ * Last, the batch's requests are judged for exercises (exercises/progress.ts):
+ * off the request path, from what the gateways send anyway. A judging that
+ * fails is logged, not answered: the entries and counts are stored by then,
+ * and a failed answer would have the gateway count them again.
  */
+export interface RecordedRequestsOptions {
+  exercises?: { progress: ExerciseProgressService; logger: Logger };
+  /** Batches stored at once, and waiting for a turn. */
+  concurrency?: number;
+  maxWaiting?: number;
+}
+
 export class RecordedRequests {
   private readonly turns: BoundedConcurrency;
+  private readonly exercises: RecordedRequestsOptions['exercises'];
 
   constructor(
     private readonly apps: AppStore,
     private readonly logs: RequestLogService,
     private readonly usage: UsageService,
-    bounds: { concurrency: number; maxWaiting: number } = { concurrency: 2, maxWaiting: 16 },
+    options: RecordedRequestsOptions = {},
   ) {
-    this.turns = new BoundedConcurrency(bounds.concurrency, bounds.maxWaiting);
+    this.turns = new BoundedConcurrency(options.concurrency ?? 2, options.maxWaiting ?? 16);
+    this.exercises = options.exercises;
   }
 
   /** How many entries and counts were kept. `signal`: the call's, aborted when its caller gives up. */
@@ -49,12 +64,36 @@ export class RecordedRequests {
       async () => {
         if (signal?.aborted) throw unavailable('record_abandoned', 'The batch waited past its deadline; its sender has counted it as failed.');
         const apps = await BatchApps.resolve(this.apps, [...entries, ...usage]);
-        return { entries: await this.logs.record(entries, apps), usage: await this.usage.record(usage, apps) };
+        const kept = { entries: await this.logs.record(entries, apps), usage: await this.usage.record(usage, apps) };
+        await this.judgeExercises(entries, apps);
+        return kept;
       },
       () =>
         resourceExhausted('record_busy', 'Identity is still storing earlier request log batches; this one is refused, send its counts again later.').retryAfter(
           1,
         ),
     );
+  }
+
+  private async judgeExercises(entries: readonly RequestLogInput[], apps: BatchApps): Promise<void> {
+    if (!this.exercises || entries.length === 0) return;
+    const now = new Date();
+    const requests: LearnerRequest[] = [];
+    for (const input of entries) {
+      const app = apps.get(apps.idOf(input));
+      const entry = app && sanitizeEntry({ ...input, app: app.id }, now);
+      if (!app || !entry) continue;
+      const { method, path, status, authStyle, failure, time } = entry;
+      requests.push({
+        userId: app.ownerId,
+        app: app.id,
+        request: { method, path, status, authStyle, failure, at: time.getTime(), facts: sanitizeFacts(input.facts) },
+      });
+    }
+    try {
+      await this.exercises.progress.judge(requests);
+    } catch (error) {
+      this.exercises.logger.warn({ err: (error as Error).message, requests: requests.length }, 'exercises not judged for a request log batch');
+    }
   }
 }

@@ -13,9 +13,10 @@ import { isAppResourceId } from './validation';
 /**
  * An entry as the gateway reports it: a stored record without its id, its
  * time as text, and the app named by its internal id or, when the caller did
- * not authenticate as it, by its App ID.
+ * not authenticate as it, by its App ID; with the facts the gateway knew of
+ * it (judged for exercises, never stored in the log).
  */
-export type RequestLogInput = Omit<RequestLogRecord, 'id' | 'time'> & { time: string; appId: string };
+export type RequestLogInput = Omit<RequestLogRecord, 'id' | 'time'> & { time: string; appId: string; facts?: Readonly<Record<string, string>> };
 
 export interface RequestLogPage {
   entries: RequestLogRecord[];

@@ -3,17 +3,19 @@ import { unaryHandlers, unauthenticated, type CallContext, type Logger } from '@
 import type { AccountService } from '../domain/accounts';
 import type { AdminService } from '../domain/admin';
 import type { AppService } from '../domain/apps';
+import type { ExerciseProgressService } from '../domain/exercises/progress';
 import type { OperatorActors } from '../domain/operator-actors';
 import type { RecordedRequests } from '../domain/recorded-requests';
 import type { RequestLogService } from '../domain/request-logs';
 import type { CredentialVerifier } from '../domain/verification';
-import { toAdminUser, toApp, toAppLimit, toAuditEntry, toIssued, toLogEntry, toUser } from './mappers';
+import { toAdminUser, toApp, toAppLimit, toAuditEntry, toExerciseState, toIssued, toLogEntry, toUser } from './mappers';
 
 export interface IdentityDomain {
   accounts: AccountService;
   apps: AppService;
   logs: RequestLogService;
   recorded: RecordedRequests;
+  exercises: ExerciseProgressService;
   admin: AdminService;
   operators: OperatorActors;
   verifier: CredentialVerifier;
@@ -27,7 +29,7 @@ function owner(ownerId: string): string {
 
 /** Thin handlers: decode, call one domain function, encode. */
 export function identityHandlers(domain: IdentityDomain, logger: Logger): identity.IdentityServiceServer {
-  const { accounts, apps, logs, recorded, admin, operators, verifier } = domain;
+  const { accounts, apps, logs, recorded, exercises, admin, operators, verifier } = domain;
   /** Every admin RPC, reads too, first verifies the operator behind it; the audit log names who this returns. */
   const operator = (request: { operator?: identity.OperatorCredential }, context: CallContext) => operators.verify(request.operator, context.caller);
   return unaryHandlers<identity.IdentityServiceServer>(
@@ -98,6 +100,12 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
       async recordRequests(request, context) {
         await recorded.record(request.entries, request.usage, context.signal);
         return {};
+      },
+      async listExercises(request) {
+        const views = await exercises.list(owner(request.ownerId));
+        // Names of the apps that completed exercises, as their owner sees them now; a deleted app's name is gone with it.
+        const names = new Map((await apps.list(request.ownerId)).map((app) => [app.id, app.name]));
+        return { exercises: views.map((view) => toExerciseState(view, names)) };
       },
       async listRequestLogs(request) {
         const page = await logs.list(owner(request.ownerId), request.id, request.pageSize, request.pageToken);

@@ -4,6 +4,7 @@ import type { UserRecord } from '../stores/user-store';
 import type { IssuedCredentials } from '../domain/apps';
 import type { RequestLogRecord } from '../stores/request-log-store';
 import type { UserOverview } from '../domain/admin';
+import type { ExerciseView } from '../domain/exercises/progress';
 import type { AuditActor, AuditRecord } from '../stores/audit-store';
 import type { AppLimitRecord } from '../stores/app-limit-store';
 
@@ -34,6 +35,27 @@ export function toIssued(issued: IssuedCredentials): identity.IssuedCredentials 
   return { appSecret: issued.appSecret, apiKey: issued.apiKey, bearerToken: issued.bearerToken };
 }
 
+const isoOrEmpty = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
+
+export function toExerciseState(view: ExerciseView, appNames: ReadonlyMap<string, string>): identity.ExerciseState {
+  const { exercise } = view;
+  return {
+    id: exercise.id,
+    group: exercise.group,
+    title: exercise.title,
+    task: exercise.task,
+    doneWhen: exercise.doneWhen,
+    docs: exercise.docs,
+    snippet: exercise.snippet ?? '',
+    status: view.status,
+    hint: view.hint,
+    firstAttemptAt: isoOrEmpty(view.firstAttemptAt),
+    lastAttemptAt: isoOrEmpty(view.lastAttemptAt),
+    doneAt: isoOrEmpty(view.doneAt),
+    doneWithApp: (view.doneWith && appNames.get(view.doneWith)) ?? '',
+  };
+}
+
 export function toLogEntry(entry: RequestLogRecord): identity.RequestLogEntry {
   return {
     app: entry.app,
@@ -46,6 +68,7 @@ export function toLogEntry(entry: RequestLogRecord): identity.RequestLogEntry {
     requestId: entry.requestId,
     appId: '',
     failure: entry.failure ?? '',
+    facts: {},
   };
 }
 

@@ -2,6 +2,7 @@ import { MongoAppLimitStore } from './mongo-app-limit-store';
 import { MongoAppStore } from './mongo-app-store';
 import { MongoAuditStore } from './mongo-audit-store';
 import { MongoDatabase } from './mongo-database';
+import { MongoExerciseProgressStore } from './mongo-exercise-progress-store';
 import { MongoRequestLogStore } from './mongo-request-log-store';
 import { MongoSessionStore } from './mongo-session-store';
 import { MongoUsageStore } from './mongo-usage-store';
@@ -19,6 +20,7 @@ export async function openMongoStores(url: string) {
       usage: new MongoUsageStore(database),
       audit: new MongoAuditStore(database),
       limits: new MongoAppLimitStore(database),
+      exerciseProgress: new MongoExerciseProgressStore(database),
     };
     for (const store of Object.values(stores)) await store.ensureIndexes();
     return { stores, database };

@@ -483,6 +483,7 @@ function logEntry(app: string, requestId: string): identity.RequestLogEntry {
     requestId,
     appId: '',
     failure: '',
+    facts: {},
   };
 }
 

@@ -339,6 +339,7 @@ describe('operator RPCs', () => {
           requestId: 'r-1',
           appId: '',
           failure: '',
+          facts: {},
         },
       ],
       usage: [usage(app.id, 1)],

@@ -8,6 +8,7 @@ import { OPERATOR_PAGE_TOKEN_KEY_INFO, PageTokens } from '../../src/domain/page-
 import type { AppRecord } from '../../src/stores/app-store';
 import type { AuditActor } from '../../src/stores/audit-store';
 import { MemoryAppLimitStore } from '../../src/stores/memory-app-limit-store';
+import { MemoryExerciseProgressStore } from '../../src/stores/memory-exercise-progress-store';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryAuditStore } from '../../src/stores/memory-audit-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
@@ -33,6 +34,7 @@ describe('AdminService', () => {
   let usage: MemoryUsageStore;
   let audit: MemoryAuditStore;
   let limits: MemoryAppLimitStore;
+  let exerciseProgress: MemoryExerciseProgressStore;
   let changes: number;
   let sessionChanges: number;
   let admin: AdminService;
@@ -46,6 +48,7 @@ describe('AdminService', () => {
     usage = new MemoryUsageStore();
     audit = new MemoryAuditStore();
     limits = new MemoryAppLimitStore();
+    exerciseProgress = new MemoryExerciseProgressStore();
     changes = 0;
     sessionChanges = 0;
     admin = new AdminService({
@@ -53,6 +56,7 @@ describe('AdminService', () => {
       sessions,
       apps,
       logs,
+      exerciseProgress,
       usage,
       audit,
       limits,
@@ -194,7 +198,7 @@ describe('AdminService', () => {
   });
 
   describe('delete', () => {
-    it("when a user is deleted, then their apps, logs, usage, limits and sessions go, and nobody else's", async () => {
+    it("when a user is deleted, then their apps, logs, usage, limits, exercise progress and sessions go, and nobody else's", async () => {
       const ada = await aUser('ada@example.org');
       const bob = await aUser('bob@example.org');
       const [mine, theirs] = [await anApp(ada.id), await anApp(bob.id)];
@@ -204,6 +208,8 @@ describe('AdminService', () => {
       await limits.put({ appId: theirs.appId, exempt: true, perSecond: 0, burst: 0, setAt: now, setBy: CLI });
       await sessions.put({ id: 's-ada', userId: ada.id, expiresAt: new Date(T0.getTime() + 3600_000), kind: 'active' });
       await sessions.put({ id: 's-bob', userId: bob.id, expiresAt: new Date(T0.getTime() + 3600_000), kind: 'active' });
+      const progress = (userId: string) => ({ userId, exerciseId: 'auth-basic', status: 'done' as const, firstAttemptAt: 1, doneAt: 2, doneWith: 'x' });
+      await exerciseProgress.save([progress(ada.id), progress(bob.id)]);
 
       await expect(admin.deleteUser(CLI, ada.id)).resolves.toEqual({ appIds: [mine.appId] });
       expect(await users.findById(ada.id)).toBeUndefined();
@@ -211,6 +217,7 @@ describe('AdminService', () => {
       expect([await logs.count(mine.id), await logs.count(theirs.id)]).toEqual([0, 1]);
       expect((await usage.rows()).map((row) => row.app)).toEqual([theirs.id]);
       expect((await limits.list()).map((limit) => limit.appId)).toEqual([theirs.appId]);
+      expect((await exerciseProgress.forUsers([ada.id, bob.id])).map((record) => record.userId)).toEqual([bob.id]);
       expect([await sessions.find('s-ada', now), await sessions.find('s-bob', now)].map(Boolean)).toEqual([false, true]);
       expect(changes).toBeGreaterThan(0);
       // After the user is gone: every replica drops the sessions it remembers.

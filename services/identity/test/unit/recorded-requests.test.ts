@@ -137,10 +137,7 @@ describe('a recorded batch of requests', () => {
       slow,
       new RequestLogService(logStore, slow, 1000, new PageTokens(randomBytes(32)), () => now),
       new UsageService(usageStore, slow),
-      {
-        concurrency: 2,
-        maxWaiting: 3,
-      },
+      { concurrency: 2, maxWaiting: 3 },
     );
     const flushes = [1, 2, 3, 4].map((n) => bounded.record([entry({ app: app.id }, `admitted-${n}`)], [count({ app: app.id }, 1)]));
     // A fifth waits, and its caller gives up meanwhile: dropped when its turn comes, nothing of it stored.

@@ -448,6 +448,19 @@ const contracts = {
   },
 } satisfies Record<string, Contract>;
 
+/** The grants the token endpoint knows; any other is refused, and not a fact worth noting. */
+const GRANTS = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
+
+/** Facts of a token request for the exercises (docs/exercises.md): the grant asked for, and whether the code came with its PKCE verifier. */
+function noteGrant(ctx: RouteContext, body: { grant_type?: string; code_verifier?: string }): void {
+  // No grant_type is client_credentials with the Basic header (the contract's default).
+  const grant = body.grant_type ?? 'client_credentials';
+  if (!GRANTS.has(grant)) return;
+  ctx.fact('grant', grant);
+  // The authorize endpoint takes S256 challenges only.
+  if (grant === 'authorization_code' && body.code_verifier) ctx.fact('pkce', 'S256');
+}
+
 export function oauthRoutes(deps: GatewayDeps): Route[] {
   /** An OAuth endpoint: RFC 6749 errors, never cached. */
   const endpoint = (spec: RouteSpec) => route({ errors: 'oauth', noStore: true, ...spec });
@@ -501,6 +514,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
           ctx,
           contracts.token,
         ).body;
+        noteGrant(ctx, body);
         const token = await deps.clients.oauth.token(
           {
             grantType: body.grant_type ?? '',
@@ -518,6 +532,7 @@ export function oauthRoutes(deps: GatewayDeps): Route[] {
           },
           ctx.call(),
         );
+        if (body.grant_type === 'refresh_token' && token.refreshToken) ctx.fact('rotated', 'true');
         return json(tokenJson(token), 200, { ...NO_STORE });
       },
     }),

@@ -6,6 +6,7 @@ import type { RouteContext } from '../../http/context';
 import { inputOf } from '../../http/contract';
 import { json } from '../../http/reply';
 import { routeOf, type Route, type RouteSpec } from '../../http/route';
+import { exerciseRoutes } from './exercise-routes';
 
 /** Every row here is for portal (http/route-family.ts). */
 const route = routeOf('portal');
@@ -364,11 +365,12 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
         );
         return json({
           // failure only on refusals, naming the rule that failed.
-          entries: page.entries.map(({ app: _app, appId: _appId, failure, ...entry }) => (failure ? { ...entry, failure } : entry)),
+          entries: page.entries.map(({ app: _app, appId: _appId, facts: _facts, failure, ...entry }) => (failure ? { ...entry, failure } : entry)),
           total: page.total,
           ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
         });
       },
     }),
+    ...exerciseRoutes(deps, portal),
   ];
 }

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { apiRequest, createApp, eventually, registerUser, runPythonScript, startSystem, type CreatedApp, type RunningSystem } from '@sandbox/testing';
+
+jest.setTimeout(120_000);
+const run = promisify(execFile);
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+interface ExerciseJson {
+  id: string;
+  status: 'not_started' | 'attempted' | 'done';
+  hint?: string;
+  doneWithApp?: string;
+}
+
+/*
+ * Exercises decided by the sandbox from the requests a learner's own apps
+ * make (docs/exercises.md), through the whole system: the gateway records
+ * each request with its facts, identity judges the batch it is sent (about
+ * once a second), and GET /api/exercises shows the result. The requests are
+ * made by clients that are not ours: curl, Node's fetch, Python's
+ * requests-oauthlib.
+ */
+describe('exercises', () => {
+  let system: RunningSystem;
+  beforeAll(async () => {
+    system = await startSystem();
+  });
+  afterAll(async () => system?.stop());
+
+  /** A learner with one app that may use the OAuth flows. */
+  async function learner(): Promise<{ session: string; app: CreatedApp }> {
+    const session = await registerUser(system.baseUrl);
+    const app = await createApp(system.baseUrl, session, { name: 'Practice app', scopes: ['hr:read', 'stocks:read'] });
+    const uris = await apiRequest(system.baseUrl, 'PUT', `/api/apps/${app.id}/redirect-uris`, { token: session, body: { redirectUris: [REDIRECT] } });
+    expect(uris.status).toBe(200);
+    return { session, app };
+  }
+  const exercises = async (session: string): Promise<Record<string, ExerciseJson>> => {
+    const res = await apiRequest(system.baseUrl, 'GET', '/api/exercises', { token: session });
+    expect(res.status).toBe(200);
+    return Object.fromEntries((res.json().exercises as ExerciseJson[]).map((e) => [e.id, e]));
+  };
+  /** Identity judges what the gateways flush about once a second: a margin that holds on a busy machine. */
+  const until = (session: string, accept: (states: Record<string, ExerciseJson>) => boolean) =>
+    eventually(() => exercises(session), accept, 30_000, 200).then((r) => r.value);
+  const curl = async (...args: string[]) => (await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', ...args])).stdout;
+
+  it('when a learner is refused at /playground/auth/basic with curl, then the exercise shows attempted with a hint naming the rule; fixed with fetch, it is done with that app', async () => {
+    const { session, app } = await learner();
+    expect(Object.values(await exercises(session)).every((e) => e.status === 'not_started')).toBe(true);
+
+    expect(await curl('-u', `${app.appId}:as_not-the-secret`, `${system.baseUrl}/playground/auth/basic`)).toBe('401');
+    const refused = await until(session, (s) => s['auth-basic'].status === 'attempted');
+    expect(refused['auth-basic'].hint).toMatch(/401/);
+    expect(refused['auth-basic'].hint).not.toContain(app.appSecret);
+
+    const ok = await fetch(`${system.baseUrl}/playground/auth/basic`, {
+      headers: { Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}` },
+    });
+    expect(ok.status).toBe(200);
+    const done = await until(session, (s) => s['auth-basic'].status === 'done');
+    expect(done['auth-basic']).toMatchObject({ status: 'done', doneWithApp: 'Practice app' });
+    expect(done['auth-basic'].hint).toBeUndefined();
+    // A 401 read and fixed at the same endpoint.
+    expect(done['start-401-fixed'].status).toBe('done');
+    // Nothing else was shown.
+    expect(done['auth-bearer'].status).toBe('not_started');
+  });
+
+  it('when a learner runs the OAuth 2.0 flows with requests-oauthlib, then client credentials and the code with PKCE are done', async () => {
+    const { session, app } = await learner();
+    await runPythonScript('oauth_flows.py', [system.baseUrl, app.appId, app.appSecret, app.apiKey, REDIRECT]);
+    const states = await until(session, (s) => s['auth-oauth2-client-credentials'].status === 'done' && s['auth-oauth2-pkce'].status === 'done');
+    expect(states['auth-oauth2-client-credentials'].doneWithApp).toBe('Practice app');
+  });
+
+  it('when a token request is refused, then client credentials is attempted, not done, and the hint names the rule', async () => {
+    const { session, app } = await learner();
+    expect(await curl('-u', `${app.appId}:as_not-the-secret`, '-d', 'grant_type=client_credentials', `${system.baseUrl}/oauth/token`)).toBe('401');
+    const states = await until(session, (s) => s['auth-oauth2-client-credentials'].status === 'attempted');
+    expect(states['auth-oauth2-client-credentials'].hint).toMatch(/invalid_client/);
+  });
+
+  it('when nobody is signed in, then the exercises are not shown', async () => {
+    expect((await apiRequest(system.baseUrl, 'GET', '/api/exercises')).status).toBe(401);
+  });
+});
