@@ -31,6 +31,10 @@ export interface RenderedPage {
   readonly link: string;
   /** The scope reading this page needs, so a caller that keeps pages can check it before serving one again. */
   readonly scope: string;
+  /** How it was asked for, whether it is the entity's last page, and the entity's rows: facts for the exercises (docs/exercises.md). */
+  readonly paginationStyle: string;
+  readonly lastPage: boolean;
+  readonly entityRows: number;
 }
 
 /**
@@ -77,6 +81,9 @@ export function renderPage(request: PageRequest, signingKey: SigningKey): Render
     etag: `"${createHash('sha1').update(bodyJson).digest('base64url')}"`,
     link: plan.style === 'link' && link ? `<${link.absolute}>; rel="next"` : '',
     scope: pack.scope,
+    paginationStyle: plan.style,
+    lastPage: start + returned >= entity.count,
+    entityRows: entity.count,
   };
 }
 

@@ -5,6 +5,10 @@ export interface CachedPage {
   link: string;
   /** The pack scope a caller must hold to be served this page. */
   scope: string;
+  /** Facts of a request for this page, for the exercises (docs/exercises.md). */
+  paginationStyle: string;
+  lastPage: boolean;
+  entityRows: number;
 }
 
 interface Entry {

@@ -82,6 +82,25 @@ describe('exercises', () => {
     expect(states['auth-oauth2-client-credentials'].hint).toMatch(/invalid_client/);
   });
 
+  it('when a learner pages hr/employees (2,173 rows) to the end with Python requests by cursor, then that paging exercise is done; a first page alone with curl is attempted only', async () => {
+    const { session, app } = await learner();
+    const walk = await runPythonScript<{ total: number; requests: number }>('page_through.py', [
+      `${system.baseUrl}/playground/data/hr/employees`,
+      app.apiKey,
+      'cursor',
+      'header',
+    ]);
+    expect(walk.total).toBe(2173);
+    const states = await until(session, (s) => s['paging-cursor'].status === 'done');
+    expect(states['paging-offset'].status).toBe('not_started');
+    expect(states['start-first-page'].status).toBe('done');
+
+    const other = await learner();
+    expect(await curl('-H', `x-api-key: ${other.app.apiKey}`, `${system.baseUrl}/playground/data/hr/employees?offset=0&limit=100`)).toBe('200');
+    const first = await until(other.session, (s) => s['paging-offset'].status === 'attempted');
+    expect(first['paging-offset'].hint).toMatch(/last page|next/i);
+  });
+
   it('when nobody is signed in, then the exercises are not shown', async () => {
     expect((await apiRequest(system.baseUrl, 'GET', '/api/exercises')).status).toBe(401);
   });

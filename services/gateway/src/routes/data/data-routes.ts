@@ -211,6 +211,7 @@ export function dataRoutes(deps: GatewayDeps): Route[] {
 }
 
 function pageReply(ctx: RouteContext, page: CachedPage): Reply {
+  notePaging(ctx, page);
   const headers: OutgoingHttpHeaders = {
     ETag: page.etag,
     // Deterministic data, but behind credentials: caches may keep it per user and must revalidate.
@@ -220,4 +221,12 @@ function pageReply(ctx: RouteContext, page: CachedPage): Reply {
   if (page.link) headers.Link = page.link;
   if (matchesIfNoneMatch(ctx.headers, page.etag)) return { status: 304, headers };
   return jsonBytes(page.bodyJson, 200, headers);
+}
+
+/** Facts of a page request for the exercises (docs/exercises.md): how it paged, whether it reached the end, and of how many rows. */
+function notePaging(ctx: RouteContext, page: CachedPage): void {
+  if (!page.paginationStyle) return;
+  ctx.fact('pagination', page.paginationStyle);
+  if (page.lastPage) ctx.fact('last_page', 'true');
+  ctx.fact('entity_rows', String(page.entityRows));
 }
