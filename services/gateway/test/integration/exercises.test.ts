@@ -68,11 +68,26 @@ describe('exercises', () => {
     expect(done['auth-bearer'].status).toBe('not_started');
   });
 
-  it('when a learner runs the OAuth 2.0 flows with requests-oauthlib, then client credentials and the code with PKCE are done', async () => {
+  it('when a learner runs the OAuth flows with requests-oauthlib, then OAuth 1.0a, client credentials and the code with PKCE are done', async () => {
     const { session, app } = await learner();
     await runPythonScript('oauth_flows.py', [system.baseUrl, app.appId, app.appSecret, app.apiKey, REDIRECT]);
-    const states = await until(session, (s) => s['auth-oauth2-client-credentials'].status === 'done' && s['auth-oauth2-pkce'].status === 'done');
+    const done = ['auth-oauth1', 'auth-oauth2-client-credentials', 'auth-oauth2-pkce'];
+    const states = await until(session, (s) => done.every((id) => s[id].status === 'done'));
     expect(states['auth-oauth2-client-credentials'].doneWithApp).toBe('Practice app');
+  });
+
+  it('when a learner sends the playground JWTs with fetch, then each algorithm completes its own exercise', async () => {
+    const { session, app } = await learner();
+    const issue = await fetch(`${system.baseUrl}/playground/auth/jwt/issue`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${Buffer.from(`${app.appId}:${app.appSecret}`).toString('base64')}` },
+    });
+    const issued = (await issue.json()) as { hs256: string; rs256: string };
+    expect((await fetch(`${system.baseUrl}/playground/auth/jwt`, { headers: { Authorization: `Bearer ${issued.hs256}` } })).status).toBe(200);
+    const first = await until(session, (s) => s['auth-jwt-hs256'].status === 'done');
+    expect(first['auth-jwt-rs256'].status).toBe('not_started');
+    expect((await fetch(`${system.baseUrl}/playground/auth/jwt`, { headers: { Authorization: `Bearer ${issued.rs256}` } })).status).toBe(200);
+    await until(session, (s) => s['auth-jwt-rs256'].status === 'done');
   });
 
   it('when a token request is refused, then client credentials is attempted, not done, and the hint names the rule', async () => {

@@ -21,6 +21,8 @@ export function oauth1SignatureScheme(clients: BackendClients): AuthScheme {
       return ctx.rawQuery.includes('oauth_signature') ? { value: 'query', sure: true } : undefined;
     },
     async verify(_where, ctx) {
+      // The third leg's use: a request signed with the access token (docs/exercises.md), refused or not.
+      ctx.fact('oauth1_step', 'resource');
       const consumerKey = consumerKeyOf(ctx);
       if (consumerKey) ctx.logAs = { appId: consumerKey, style: 'oauth1' };
       const { check } = await clients.oauth.oAuth1Verify({ request: signedRequestOf(ctx) }, ctx.call());

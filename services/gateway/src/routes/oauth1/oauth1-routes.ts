@@ -170,6 +170,7 @@ export function oauth1Routes(deps: GatewayDeps): Route[] {
       bodyOptional: true,
       contract: contracts.requestToken,
       handler: async (ctx) => {
+        ctx.fact('oauth1_step', 'request_token'); // for the exercises (docs/exercises.md), refused or not
         logConsumer(ctx);
         const issued = await deps.clients.oauth.oAuth1RequestToken({ request: signedRequestOf(ctx) }, ctx.call());
         return credentialsReply(ctx, {
@@ -201,6 +202,7 @@ export function oauth1Routes(deps: GatewayDeps): Route[] {
       bodyOptional: true,
       contract: contracts.accessToken,
       handler: async (ctx) => {
+        ctx.fact('oauth1_step', 'access_token'); // for the exercises (docs/exercises.md), refused or not
         logConsumer(ctx);
         const issued = await deps.clients.oauth.oAuth1AccessToken({ request: signedRequestOf(ctx) }, ctx.call());
         return credentialsReply(ctx, { oauth_token: issued.oauthToken, oauth_token_secret: issued.oauthTokenSecret });
