@@ -126,7 +126,7 @@ function nestedList(entity: EntityDefinition, start: number, end: number): unkno
   return data;
 }
 
-export function referenceRenderPage(request: PageRequest, signingKey: SigningKey): RenderedPage {
+export function referenceRenderPage(request: PageRequest, signingKey: SigningKey): Pick<RenderedPage, 'bodyJson' | 'etag' | 'link' | 'scope'> {
   const query = readPageQuery(request.rawQuery);
   const pack = findPack(request.pack);
   const entity = findEntity(request.pack, request.entity);

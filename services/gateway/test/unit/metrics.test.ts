@@ -7,7 +7,15 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-const page = (bytes: number) => ({ bodyJson: new Uint8Array(bytes), etag: '"e"', link: '', scope: 'hr:read' });
+const page = (bytes: number) => ({
+  bodyJson: new Uint8Array(bytes),
+  etag: '"e"',
+  link: '',
+  scope: 'hr:read',
+  paginationStyle: 'page',
+  lastPage: false,
+  entityRows: 1,
+});
 
 describe('the gateway metrics', () => {
   let registry: Registry;

@@ -1,6 +1,14 @@
 import { PageCache, type CachedPage } from '../../src/caches/page-cache';
 
-const page = (bytes: number, scope = 'hr:read'): CachedPage => ({ bodyJson: new Uint8Array(bytes), etag: '"e"', link: '', scope });
+const page = (bytes: number, scope = 'hr:read'): CachedPage => ({
+  bodyJson: new Uint8Array(bytes),
+  etag: '"e"',
+  link: '',
+  scope,
+  paginationStyle: 'page',
+  lastPage: false,
+  entityRows: 1,
+});
 
 describe('PageCache', () => {
   it('when a page was stored, then it is served until its TTL passes, and not at it', () => {

@@ -246,7 +246,15 @@ export function dataAnswers(): Arranged<'data'> {
           ),
         );
       const body = Buffer.from(JSON.stringify({ pack, entity, query: rawQuery, nextLink: `${rootUrl}/${pack}/${entity}?cursor=next`, data: [{ id: 1 }] }));
-      return { bodyJson: body, etag: `"${pack}-${entity}-${rawQuery.length}"`, link: '', scope: found.scope };
+      return {
+        bodyJson: body,
+        etag: `"${pack}-${entity}-${rawQuery.length}"`,
+        link: '',
+        scope: found.scope,
+        paginationStyle: 'cursor',
+        lastPage: false,
+        entityRows: 1,
+      };
     },
   };
 }
