@@ -12,6 +12,9 @@ import type { AuthScheme, Credential, Presented, SchemeName, Verdict } from './s
  * called by the change feed: caches/changes.ts); refusals are never
  * remembered, so one is never older than its request.
  */
+/** A request `identify` could not tie to an app goes on as it came. */
+const ANONYMOUS = (): void => undefined;
+
 export class Authenticator {
   private readonly caches = new Map<SchemeName, ShortLivedCache<Verdict>>();
 
@@ -56,6 +59,24 @@ export class Authenticator {
       ctx.credential = v.credential;
       return v.credential;
     });
+  }
+
+  /**
+   * The app a request names on a row that needs no credential (Route.identifies):
+   * a credential that verifies becomes the request's, as authenticate would
+   * make it; none, one that does not verify, or a check that fails leaves the
+   * request anonymous, never refused: the row answers anyone.
+   */
+  identify(ctx: RouteContext, accepted: readonly SchemeName[]): MaybePromise<void> {
+    const scheme = accepted.map((name) => this.schemes[name]).find((candidate) => candidate.detect(ctx)?.value);
+    if (!scheme) return undefined;
+    try {
+      const verdict = this.authenticate(ctx, [scheme.name]);
+      if (verdict instanceof Promise) return verdict.then(ANONYMOUS, ANONYMOUS);
+    } catch {
+      // Refused at once (an empty credential): anonymous.
+    }
+    return undefined;
   }
 
   /**

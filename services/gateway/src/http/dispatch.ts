@@ -66,7 +66,8 @@ export function createDispatch(router: Router, gatekeepers: Gatekeepers, logger:
     const limits = route.rateLimited ? fairShare : undefined;
     // The address's budget before the credential is checked, so that refused credentials are counted too.
     const addressAdmitted = limits?.admitAddress(ctx);
-    const verify = () => (route.auth.length ? authentication.authenticate(ctx, route.auth) : undefined);
+    const verify = () =>
+      route.auth.length ? authentication.authenticate(ctx, route.auth) : route.identifies ? authentication.identify(ctx, route.identifies) : undefined;
     const authenticated = limits ? whenReady(whenReady(addressAdmitted, verify), () => limits.admitApp(ctx)) : verify();
     return admitted(ctx, route, authenticated, limits);
   };

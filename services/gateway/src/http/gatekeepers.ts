@@ -14,6 +14,8 @@ import type { Reply } from './reply';
 export interface Authentication {
   /** Sets ctx.credential; throws (or rejects with) UNAUTHENTICATED naming the rule. */
   authenticate(ctx: RouteContext, accepted: readonly SchemeName[]): MaybePromise<unknown>;
+  /** Sets ctx.credential when the request names an app by one of `accepted` and it verifies; never refuses. */
+  identify(ctx: RouteContext, accepted: readonly SchemeName[]): MaybePromise<void>;
 }
 
 /** Refuses a request that carries a live secret of another service (guard/screen.ts). */

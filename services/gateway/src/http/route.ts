@@ -40,6 +40,14 @@ export interface Route {
   readonly family: RouteFamily;
   /** The auth schemes accepted, in the order they are looked for; empty: none needed. */
   readonly auth: readonly SchemeName[];
+  /**
+   * For a row that needs no credential: the schemes by which a request may
+   * still say which app sent it (docs/exercises.md, "HTTP practice"). One
+   * that verifies makes the request the app's (its request log, its usage,
+   * its exercises, its fair share); none, or one that does not verify,
+   * leaves it anonymous, answered as before.
+   */
+  readonly identifies?: readonly SchemeName[];
   readonly body: BodyMode;
   /** With body json: a request without any body reads as {}. */
   readonly bodyOptional: boolean;

@@ -116,6 +116,24 @@ describe('exercises', () => {
     expect(first['paging-offset'].hint).toMatch(/last page|next/i);
   });
 
+  it('when a learner sends a batch naming their app by its API key (curl), then the batch exercise is done; a malformed batch first is an attempt with the rule', async () => {
+    const { session, app } = await learner();
+    const batch = (body: string) =>
+      curl('-H', `x-api-key: ${app.apiKey}`, '-H', 'Content-Type: application/json', '-d', body, `${system.baseUrl}/playground/batch`);
+    expect(await batch('{"requests": "not a list"}')).toBe('400');
+    const refused = await until(session, (s) => s['http-batch'].status === 'attempted');
+    expect(refused['http-batch'].hint).toMatch(/400.*requests must be an array/);
+    expect(await batch('{"requests": [{"method": "GET", "path": "/health"}, {"method": "POST", "path": "/playground/echo", "body": {"n": 1}}]}')).toBe('200');
+    await until(session, (s) => s['http-batch'].status === 'done');
+  });
+
+  it('when an HTTP-practice request names no app, or a key that is not one, then it is answered as before, never refused for it', async () => {
+    const empty = ['-d', '{"requests": []}', '-H', 'Content-Type: application/json', `${system.baseUrl}/playground/batch`];
+    expect(await curl(...empty)).toBe('200');
+    expect(await curl('-H', 'x-api-key: ak_not-a-real-key', ...empty)).toBe('200');
+    expect(await curl('-H', 'Authorization: Bearer bt_not-a-real-token', ...empty)).toBe('200');
+  });
+
   it('when nobody is signed in, then the exercises are not shown', async () => {
     expect((await apiRequest(system.baseUrl, 'GET', '/api/exercises')).status).toBe(401);
   });

@@ -6,13 +6,17 @@ import type { RouteContext } from '../../http/context';
 import { inputOf } from '../../http/contract';
 import { badRequest } from '../../http/errors';
 import { json, type Reply } from '../../http/reply';
-import { routeOf, type Route } from '../../http/route';
+import { routeOf, type Route, type RouteSpec } from '../../http/route';
 import { BATCH } from './batch-runner';
 import { LAB_CORS } from './cors-lab';
 import { contracts, CORS_PREFLIGHTED_NOTE, CORS_SIMPLE_NOTE, DELAY_CAPS, UPLOAD_MAX_BYTES } from './http-practice-contracts';
 
-/** Every row here is for http (http/route-family.ts). */
-const route = routeOf('http');
+/**
+ * Every row here is for http (http/route-family.ts). None needs a
+ * credential, but a request may name its app with one (Route.identifies), so
+ * that it counts for the app's HTTP exercises (docs/exercises.md).
+ */
+const route = (spec: RouteSpec) => routeOf('http')({ identifies: ['api_key_header', 'api_key_query', 'bearer'], ...spec });
 
 /** How long a service may take beyond the delay it was asked for. */
 const DELAY_MARGIN_MS = 5000;
