@@ -88,8 +88,13 @@ export function createRequestListener(options: RequestListenerOptions): { listen
     // A client that went away before its answer was written: counted as 499
     // (nginx's "client closed request"), so the metric holds every request
     // the gateway worked on, and a class of clients giving up is visible.
+    // It is finished as such, in the access log and the app's request log too,
+    // with when the client gave up (a fact the timeout exercise reads:
+    // docs/exercises.md).
     res.once('close', () => {
-      if (!res.writableFinished) metrics?.observe(route, ctx.method, CLIENT_CLOSED, ctx.startedAt);
+      if (res.writableFinished) return;
+      ctx.fact('client_gave_up_ms', String(Math.round(ctx.elapsedMs())));
+      finished(ctx, route, CLIENT_CLOSED);
     });
     return ctx;
   };

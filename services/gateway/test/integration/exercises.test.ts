@@ -127,6 +127,28 @@ describe('exercises', () => {
     await until(session, (s) => s['http-batch'].status === 'done');
   });
 
+  it('when curl follows a 302 chain with a POST, then the redirect exercise is attempted (the POST became a GET); a 307 chain keeps the POST and completes it', async () => {
+    const { session, app } = await learner();
+    const chain = (status: number) => curl('-L', '-H', `x-api-key: ${app.apiKey}`, '-d', 'hello', `${system.baseUrl}/playground/redirect?n=3&status=${status}`);
+    expect(await chain(302)).toBe('200');
+    const turned = await until(session, (s) => s['http-redirect-307'].status === 'attempted');
+    expect(turned['http-redirect-307'].hint).toMatch(/status=307|GET/);
+    expect(await chain(307)).toBe('200');
+    await until(session, (s) => s['http-redirect-307'].status === 'done');
+  });
+
+  it('when curl waits out a short delay, then the timeout exercise is attempted; with --max-time shorter than the delay it gives up first and completes it', async () => {
+    const { session, app } = await learner();
+    expect(await curl('-H', `x-api-key: ${app.apiKey}`, `${system.baseUrl}/playground/timeout?delay=50`)).toBe('200');
+    const waited = await until(session, (s) => s['http-timeout'].status === 'attempted');
+    expect(waited['http-timeout'].hint).toMatch(/waited the whole delay of 50 ms/);
+    // curl exits 28 when its own timeout ends the transfer: the gateway sees the client close before the 30 s delay.
+    await expect(curl('--max-time', '1', '-H', `x-api-key: ${app.apiKey}`, `${system.baseUrl}/playground/timeout?delay=30000`)).rejects.toMatchObject({
+      code: 28,
+    });
+    await until(session, (s) => s['http-timeout'].status === 'done');
+  });
+
   it('when an HTTP-practice request names no app, or a key that is not one, then it is answered as before, never refused for it', async () => {
     const empty = ['-d', '{"requests": []}', '-H', 'Content-Type: application/json', `${system.baseUrl}/playground/batch`];
     expect(await curl(...empty)).toBe('200');

@@ -96,7 +96,9 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       contract: contracts.timeout,
       slow: () => true,
       handler: async (ctx) => {
-        const deadline = delayDeadline(inputOf(ctx, contracts.timeout).query.delay, DELAY_CAPS.timeout);
+        const { delay } = inputOf(ctx, contracts.timeout).query;
+        ctx.fact('delay_ms', String(delay)); // for the timeout exercise (docs/exercises.md)
+        const deadline = delayDeadline(delay, DELAY_CAPS.timeout);
         return replyOf((await deps.clients.playground.timeout({ http: httpRequestOf(ctx) }, ctx.call(deadline))).http);
       },
     }),
@@ -106,7 +108,10 @@ export function httpPracticeRoutes(deps: GatewayDeps): Route[] {
       summary: 'A chain of n (1-10) redirects with status 301, 302, 307 or 308, ending in 200 with the trail and the method and body that arrived.',
       body: 'raw',
       contract: contracts.redirect,
-      handler: async (ctx) => replyOf((await deps.clients.playground.redirect({ http: httpRequestOf(ctx, bytes(ctx)) }, ctx.call())).http),
+      handler: async (ctx) => {
+        noteRedirect(ctx, inputOf(ctx, contracts.redirect).query);
+        return replyOf((await deps.clients.playground.redirect({ http: httpRequestOf(ctx, bytes(ctx)) }, ctx.call())).http);
+      },
     }),
     route({
       methods: 'GET',
@@ -196,4 +201,15 @@ async function uploadStream(ctx: RouteContext, deps: GatewayDeps): Promise<Reply
   // A body the service stopped reading is not drained: the connection closes after the answer.
   if (!body.readableEnded) answer.headers.Connection = 'close';
   return answer;
+}
+
+/**
+ * Facts of a request in a redirect chain, for the exercises
+ * (docs/exercises.md): the chain's status, whether this is its last request
+ * (hop = n: answered 200), and the method it arrived with.
+ */
+function noteRedirect(ctx: RouteContext, query: { n: number; hop: number; status: number }): void {
+  ctx.fact('redirect_status', String(query.status));
+  ctx.fact('redirect_method', ctx.method);
+  if (query.hop === query.n) ctx.fact('redirect_end', 'true');
 }
