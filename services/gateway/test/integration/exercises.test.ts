@@ -1,4 +1,8 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { apiRequest, createApp, eventually, registerUser, runPythonScript, startSystem, type CreatedApp, type RunningSystem } from '@sandbox/testing';
 
@@ -147,6 +151,19 @@ describe('exercises', () => {
       code: 28,
     });
     await until(session, (s) => s['http-timeout'].status === 'done');
+  });
+
+  it('when curl uploads a file with a SHA-256 field that is not its hash, then the upload exercise is attempted; with the hash computed here, it is done', async () => {
+    const { session, app } = await learner();
+    const file = join(tmpdir(), `exercise-upload-${process.pid}.txt`);
+    writeFileSync(file, 'rows,to,upload\n1,2,3\n');
+    const upload = (sha256: string) =>
+      curl('-H', `x-api-key: ${app.apiKey}`, '-F', `file=@${file}`, '-F', `sha256=${sha256}`, `${system.baseUrl}/playground/upload`);
+    expect(await upload('0'.repeat(64))).toBe('200');
+    const differed = await until(session, (s) => s['http-upload-sha256'].status === 'attempted');
+    expect(differed['http-upload-sha256'].hint).toMatch(/differs/);
+    expect(await upload(createHash('sha256').update('rows,to,upload\n1,2,3\n').digest('hex'))).toBe('200');
+    await until(session, (s) => s['http-upload-sha256'].status === 'done');
   });
 
   it('when an HTTP-practice request names no app, or a key that is not one, then it is answered as before, never refused for it', async () => {

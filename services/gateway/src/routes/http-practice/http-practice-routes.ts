@@ -197,7 +197,9 @@ async function uploadStream(ctx: RouteContext, deps: GatewayDeps): Promise<Reply
     call.cancel();
     throw error;
   }
-  const answer = replyOf((await call.response).http);
+  const { http } = await call.response;
+  if (http?.status === 200) noteUploadHash(ctx, http.body);
+  const answer = replyOf(http);
   // A body the service stopped reading is not drained: the connection closes after the answer.
   if (!body.readableEnded) answer.headers.Connection = 'close';
   return answer;
@@ -212,4 +214,24 @@ function noteRedirect(ctx: RouteContext, query: { n: number; hop: number; status
   ctx.fact('redirect_status', String(query.status));
   ctx.fact('redirect_method', ctx.method);
   if (query.hop === query.n) ctx.fact('redirect_end', 'true');
+}
+
+/**
+ * The upload exercise's fact (docs/exercises.md): when the form has a field
+ * named sha256, whether it is the SHA-256 the service computed over one of
+ * its file parts (lower-case hex, as sha256sum prints it).
+ */
+function noteUploadHash(ctx: RouteContext, answer: Uint8Array): void {
+  let parts: { type?: string; name?: string; value?: string; sha256?: string }[];
+  try {
+    parts = (JSON.parse(Buffer.from(answer).toString('utf8')) as { parts?: typeof parts }).parts ?? [];
+  } catch {
+    return;
+  }
+  const sent = parts
+    .find((part) => part.type === 'field' && part.name === 'sha256')
+    ?.value?.trim()
+    .toLowerCase();
+  if (sent === undefined) return;
+  ctx.fact('sha256_match', String(parts.some((part) => part.type === 'file' && part.sha256 === sent)));
 }
