@@ -35,6 +35,9 @@ export type StatusClass = '1XX' | '2XX' | '3XX' | '4XX' | '5XX';
 /** Bytes of any kind, as OpenAPI tools read a binary string (a generated client sends a file or a buffer). */
 export const binary = (description: string) => z.string().meta({ format: 'binary', description });
 
+/** A moment in an answer, as every answer writes one. */
+export const timestamp = z.string().meta({ description: 'ISO 8601, UTC.', example: '2030-01-01T10:00:00.000Z' });
+
 /**
  * What a route accepts and answers, as zod schemas: the dispatcher validates
  * the request with them before the handler runs (the handler reads

@@ -4,7 +4,7 @@ import { USAGE_COLUMNS } from './usage-csv';
 import { sessionOf } from '../../auth/scheme';
 import type { GatewayDeps } from '../../deps';
 import type { RouteContext } from '../../http/context';
-import { inputOf, type Contract } from '../../http/contract';
+import { inputOf, timestamp, type Contract } from '../../http/contract';
 import { json } from '../../http/reply';
 import { routeOf, type Route, type RouteSpec } from '../../http/route';
 import { appSchema, pageQuery } from '../portal/portal-routes';
@@ -23,7 +23,6 @@ const route = routeOf('operators');
 
 // ---- schemas: what the dispatcher validates and the operator's OpenAPI document shows ----
 
-const timestamp = z.string().meta({ description: 'ISO 8601, UTC.', example: '2030-01-01T10:00:00.000Z' });
 const day = (name: string) =>
   z
     .string()

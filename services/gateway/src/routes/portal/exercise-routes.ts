@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { identity } from '@sandbox/contracts';
 import { sessionOf } from '../../auth/scheme';
 import type { GatewayDeps } from '../../deps';
+import { timestamp } from '../../http/contract';
 import { json } from '../../http/reply';
 import type { Route, RouteSpec } from '../../http/route';
 
@@ -10,8 +11,6 @@ import type { Route, RouteSpec } from '../../http/route';
  * the requests their apps made. Read-only: nothing here marks an exercise
  * done.
  */
-
-const timestamp = z.string().meta({ description: 'ISO 8601, UTC.', example: '2030-01-01T10:00:00.000Z' });
 
 const exerciseSchema = z
   .object({

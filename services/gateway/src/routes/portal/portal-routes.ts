@@ -3,7 +3,7 @@ import { identity } from '@sandbox/contracts';
 import { sessionOf } from '../../auth/scheme';
 import type { GatewayDeps } from '../../deps';
 import type { RouteContext } from '../../http/context';
-import { inputOf } from '../../http/contract';
+import { inputOf, timestamp } from '../../http/contract';
 import { json } from '../../http/reply';
 import { routeOf, type Route, type RouteSpec } from '../../http/route';
 import { exerciseRoutes } from './exercise-routes';
@@ -71,7 +71,6 @@ const textList = (field: string) =>
     error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be an array of strings`),
   });
 const flag = (field: string) => z.boolean({ error: `${field} must be true or false` }).optional();
-const timestamp = z.string().meta({ description: 'ISO 8601, UTC.', example: '2030-01-01T10:00:00.000Z' });
 
 const credentialsBody = z
   .strictObject({ email: text('email').meta({ example: 'learner@example.org' }), password: text('password').meta({ example: 'correct horse battery staple' }) })
