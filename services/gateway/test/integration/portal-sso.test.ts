@@ -134,7 +134,8 @@ it('a learner who cancels at the provider is back on the sign-in screen, told in
     await page.waitForURL((url) => url.origin === provider!.issuer);
     await page.getByRole('link', { name: 'Cancel' }).click();
 
-    const alert = page.getByRole('alert');
+    // The alert shows at once; the provider's name arrives with GET /api/auth/options (until then it says "your organisation's sign-in"), so wait for it.
+    const alert = page.getByRole('alert').filter({ hasText: `declined at ${PROVIDER_NAME}.` });
     await alert.waitFor();
     expect(await alert.innerText()).toContain(`You were not signed in: the sign-in was cancelled or declined at ${PROVIDER_NAME}.`);
     expect(await alert.innerText()).toContain(`${PROVIDER_NAME} said: “The person cancelled the sign-in.”`);
