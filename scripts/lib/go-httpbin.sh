@@ -8,6 +8,8 @@
 # `ensure_go_httpbin` is idempotent: a binary of the pinned version already
 # in .tools is reused. Run from the repository root, or set TOOLS_DIR.
 
+source "$(dirname "${BASH_SOURCE[0]}")/go-install.sh"
+
 GO_HTTPBIN_VERSION=v2.26.0
 TOOLS_DIR="${TOOLS_DIR:-$PWD/.tools}"
 GO_HTTPBIN_BIN="${GO_HTTPBIN_BIN:-$TOOLS_DIR/go-httpbin-$GO_HTTPBIN_VERSION}"
@@ -22,17 +24,7 @@ GO_HTTPBIN_BIN="${GO_HTTPBIN_BIN:-$TOOLS_DIR/go-httpbin-$GO_HTTPBIN_VERSION}"
 # binary that does not (an older pin, a hand-made one) is built again.
 ensure_go_httpbin() {
   if [ ! -x "$GO_HTTPBIN_BIN" ] || [ "$("$GO_HTTPBIN_BIN" -version 2>&1 | head -1)" != "go-httpbin version $GO_HTTPBIN_VERSION" ]; then
-    command -v go >/dev/null 2>&1 || { echo "go-httpbin: Go is needed to build go-httpbin $GO_HTTPBIN_VERSION" >&2; return 1; }
-    echo "go-httpbin: building go-httpbin $GO_HTTPBIN_VERSION with $(go version | cut -d' ' -f3)" >&2
-    mkdir -p "$(dirname "$GO_HTTPBIN_BIN")"
-    local scratch pkg=github.com/mccutchen/go-httpbin/v2
-    scratch=$(mktemp -d)
-    if ! GOBIN="$scratch" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w -X main.version=$GO_HTTPBIN_VERSION" "$pkg/cmd/go-httpbin@$GO_HTTPBIN_VERSION" >&2; then
-      rm -rf "$scratch"
-      echo "go-httpbin: go install $pkg/cmd/go-httpbin@$GO_HTTPBIN_VERSION failed" >&2
-      return 1
-    fi
-    mv "$scratch/go-httpbin" "$GO_HTTPBIN_BIN" && rm -rf "$scratch" || return 1
+    go_install_pinned go-httpbin github.com/mccutchen/go-httpbin/v2/cmd/go-httpbin "$GO_HTTPBIN_VERSION" main.version "$GO_HTTPBIN_BIN" || return 1
   fi
   export GO_HTTPBIN_BIN
 }

@@ -7,6 +7,8 @@
 # idempotent: a binary of the pinned version already in .tools is reused. Run
 # from the repository root, or set TOOLS_DIR.
 
+source "$(dirname "${BASH_SOURCE[0]}")/go-install.sh"
+
 TOXIPROXY_VERSION=v2.12.0
 TOOLS_DIR="${TOOLS_DIR:-$PWD/.tools}"
 TOXIPROXY_BIN="${TOXIPROXY_BIN:-$TOOLS_DIR/toxiproxy-server-$TOXIPROXY_VERSION}"
@@ -20,17 +22,7 @@ TOXIPROXY_BIN="${TOXIPROXY_BIN:-$TOOLS_DIR/toxiproxy-server-$TOXIPROXY_VERSION}"
 # `toxiproxy-server -version` and its start-up log name the real one.
 ensure_toxiproxy() {
   if [ ! -x "$TOXIPROXY_BIN" ]; then
-    command -v go >/dev/null 2>&1 || { echo "toxiproxy: Go is needed to build toxiproxy $TOXIPROXY_VERSION" >&2; return 1; }
-    echo "toxiproxy: building toxiproxy-server $TOXIPROXY_VERSION with $(go version | cut -d' ' -f3)" >&2
-    mkdir -p "$(dirname "$TOXIPROXY_BIN")"
-    local scratch pkg=github.com/Shopify/toxiproxy/v2
-    scratch=$(mktemp -d)
-    if ! GOBIN="$scratch" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w -X $pkg.Version=$TOXIPROXY_VERSION" "$pkg/cmd/server@$TOXIPROXY_VERSION" >&2; then
-      rm -rf "$scratch"
-      echo "toxiproxy: go install $pkg/cmd/server@$TOXIPROXY_VERSION failed" >&2
-      return 1
-    fi
-    mv "$scratch/server" "$TOXIPROXY_BIN" && rm -rf "$scratch" || return 1
+    go_install_pinned toxiproxy github.com/Shopify/toxiproxy/v2/cmd/server "$TOXIPROXY_VERSION" github.com/Shopify/toxiproxy/v2.Version "$TOXIPROXY_BIN" || return 1
   fi
   export TOXIPROXY_BIN
 }
