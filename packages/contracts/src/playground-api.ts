@@ -12,6 +12,13 @@
 export const MAX_REDIRECTS = 10;
 /** The longest waits, in ms: /playground/response's delay and /playground/timeout's. */
 export const DELAY_CAPS = { response: 10_000, timeout: 60_000 } as const;
+/** The longest Retry-After /playground/response sends, in seconds: long enough to practise waiting, short enough to wait out. */
+export const MAX_RETRY_AFTER_S = 120;
+/** The statuses with which clients read Retry-After (RFC 9110 10.2.3): a redirect, 429 and 503. */
+export const retryAfterHeeded = (status: number) => (status >= 300 && status < 400) || status === 429 || status === 503;
+/** /playground/response's note when retry_after comes with a status clients do not read it with. */
+export const retryAfterIgnoredNote = (status: number) =>
+  `Retry-After was sent as asked, but clients read it only with a 3xx, 429 or 503 (RFC 9110 10.2.3), so with ${status} it is ignored.`;
 
 /** What a client does with each redirect status (/playground/redirect, every hop and the end). */
 export const REDIRECT_MEANING: Readonly<Record<number, string>> = {

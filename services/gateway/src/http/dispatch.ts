@@ -49,6 +49,7 @@ export function createDispatch(router: Router, gatekeepers: Gatekeepers, logger:
     if (matched.kind === 'other-method') {
       const { allowed, routes } = matched;
       if (routes[0]!.operatorOnly) return whenReady(isOperator(ctx), (yes) => (yes ? otherMethod(ctx, allowed, routes) : concealed(ctx)));
+      if (isPreflight(ctx)) return preflight(ctx, allowed, routes[0]!);
       return otherMethod(ctx, allowed, routes);
     }
     const { route } = matched;
@@ -70,6 +71,23 @@ export function createDispatch(router: Router, gatekeepers: Gatekeepers, logger:
       route.auth.length ? authentication.authenticate(ctx, route.auth) : route.identifies ? authentication.identify(ctx, route.identifies) : undefined;
     const authenticated = limits ? whenReady(whenReady(addressAdmitted, verify), () => limits.admitApp(ctx)) : verify();
     return admitted(ctx, route, authenticated, limits);
+  };
+
+  /**
+   * A preflight, answered under the path's row's policy (its CORS headers
+   * included: decorate reads ctx.route). A browser sends no credential with a
+   * preflight, but a row that may name its app (the CORS lab's) is asked the
+   * same way its request will be, so an api_key in the query makes the
+   * preflight the app's; the Origin is noted for the CORS exercise
+   * (docs/exercises.md). Never refused for it.
+   */
+  const preflight = (ctx: RouteContext, allowed: readonly HttpMethod[], row: Route): MaybePromise<Reply> => {
+    ctx.route = row;
+    const answer = () => row.cors.preflight(ctx, allowed);
+    const origin = ctx.headers.origin;
+    if (!row.identifies || origin === undefined) return answer();
+    ctx.fact('preflight_origin', origin);
+    return whenReady(authentication.identify(ctx, row.identifies), answer);
   };
 
   /** The rest of the pipeline, once the request is authenticated (or on its way to be) and within its budgets. */
@@ -128,7 +146,7 @@ function concealed(ctx: RouteContext): Reply {
 /** OPTIONS, and any other method a path is not served with: answered from the rows at that path. */
 function otherMethod(ctx: RouteContext, allowed: HttpMethod[], routes: Route[]): Reply {
   if (isPreflight(ctx)) {
-    // The preflight is answered under the path's rows' policy, its CORS headers included (decorate reads ctx.route).
+    // An operator's preflight (operator rows name no app): answered under the path's rows' policy, as preflight() above.
     ctx.route = routes[0];
     return routes[0].cors.preflight(ctx, allowed);
   }
@@ -151,6 +169,8 @@ export function decorate(ctx: RouteContext, reply: Reply): Reply {
   for (const name in cors) headers[name] = cors[name];
   if (ctx.route?.noStore) headers['Cache-Control'] = 'no-store';
   if (ctx.rateLimits) writeLimitFields(headers, ctx.rateLimits);
+  // For the Retry-After exercise (docs/exercises.md): whichever part of the pipeline refused, a wait it asked for is noted.
+  if ((reply.status === 429 || reply.status === 503) && headers['Retry-After'] !== undefined) ctx.fact('retry_after_s', String(headers['Retry-After']));
   if (ctx.method === 'HEAD') {
     reply.body = undefined;
     reply.stream?.destroy();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { apiRequest, createApp, eventually, registerUser, runPythonScript, startSystem, type CreatedApp, type RunningSystem } from '@sandbox/testing';
+import { fetchFromPage, launchChromium, servePageOrigin } from '../../../../test/support/browser';
 
 jest.setTimeout(120_000);
 const run = promisify(execFile);
@@ -164,6 +165,50 @@ describe('exercises', () => {
     expect(differed['http-upload-sha256'].hint).toMatch(/differs/);
     expect(await upload(createHash('sha256').update('rows,to,upload\n1,2,3\n').digest('hex'))).toBe('200');
     await until(session, (s) => s['http-upload-sha256'].status === 'done');
+  });
+
+  it('when curl retries a 503 at once, then the Retry-After exercise is attempted with how soon; Python requests with urllib3 Retry waits it out and completes it', async () => {
+    const { session, app } = await learner();
+    const refuse = () => curl('-H', `x-api-key: ${app.apiKey}`, `${system.baseUrl}/playground/response?status=503&retry_after=30`);
+    expect(await refuse()).toBe('503');
+    expect(await refuse()).toBe('503');
+    const soon = await until(session, (s) => /after the refusal/.test(s['http-retry-after'].hint ?? ''));
+    expect(soon['http-retry-after']).toMatchObject({ status: 'attempted', hint: expect.stringMatching(/Retry-After asked for 30 s/) });
+
+    // Another learner, so that no earlier refusal of this one can be what the retry is measured from.
+    const other = await learner();
+    const walked = await runPythonScript<{ status: number; retry_after: string; retries: number; seconds: number }>('retry_after.py', [
+      `${system.baseUrl}/playground/response?status=503&retry_after=1`,
+      other.app.apiKey,
+    ]);
+    expect(walked).toMatchObject({ status: 503, retry_after: '1', retries: 1 });
+    expect(walked.seconds).toBeGreaterThanOrEqual(1);
+    await until(other.session, (s) => s['http-retry-after'].status === 'done');
+  });
+
+  it("when Chromium on another origin POSTs JSON to the CORS lab with the key in the query, then the preflight is the app's and the exercise is done; the POST alone from curl is attempted", async () => {
+    const { session, app } = await learner();
+    expect(await curl('-H', 'Content-Type: application/json', '-d', '{"a":1}', `${system.baseUrl}/playground/cors/preflight?api_key=${app.apiKey}`)).toBe(
+      '200',
+    );
+    const alone = await until(session, (s) => s['http-cors-preflight'].status === 'attempted');
+    expect(alone['http-cors-preflight'].hint).toMatch(/without a preflight/);
+
+    const [browser, origin] = await Promise.all([launchChromium(), servePageOrigin()]);
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${origin.origin}/`);
+      const outcome = await fetchFromPage(page, `${system.baseUrl}/playground/cors/preflight?api_key=${app.apiKey}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"from":"a page"}',
+      });
+      expect(outcome).toMatchObject({ kind: 'answer', status: 200 });
+    } finally {
+      await browser.close();
+      await origin.close();
+    }
+    await until(session, (s) => s['http-cors-preflight'].status === 'done');
   });
 
   it('when an HTTP-practice request names no app, or a key that is not one, then it is answered as before, never refused for it', async () => {

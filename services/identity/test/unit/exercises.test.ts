@@ -434,6 +434,26 @@ describe('judges that remember an earlier attempt', () => {
     expect(e.judge(req('GET', '/playground/response', 503), undefined)).toBeUndefined();
   });
 
+  it('when the retry after the wait is refused again, then it is still done: the wait is what is judged', () => {
+    const { verdicts } = play(exerciseById('http-retry-after')!, [
+      req('GET', '/playground/response', 503, { failure: '', facts: { retry_after_s: '1' } }),
+      req('GET', '/playground/response', 503, { s: 1.2, failure: '', facts: { retry_after_s: '1' } }),
+    ]);
+    expect(verdicts[1]).toEqual({ kind: 'done' });
+  });
+
+  it('when a retry too soon is refused with its own Retry-After, then the next retry is measured from it', () => {
+    const { verdicts } = play(exerciseById('http-retry-after')!, [
+      req('GET', '/playground/response', 503, { facts: { retry_after_s: '2' } }),
+      req('GET', '/playground/response', 503, { s: 0.5, facts: { retry_after_s: '2' } }),
+      req('GET', '/playground/response', 200, { s: 2.1 }),
+      req('GET', '/playground/response', 200, { s: 2.6 }),
+    ]);
+    expect(verdicts[1]).toEqual({ kind: 'attempt', hint: expect.stringContaining('0.5 s after the refusal') });
+    expect(verdicts[2]).toEqual({ kind: 'attempt', hint: expect.stringContaining('1.6 s after the refusal') });
+    expect(verdicts[3]).toBeUndefined();
+  });
+
   it('when a preflight is followed by the request it allowed, then it is done even if that request was refused (the preflight passed)', () => {
     const { verdicts } = play(exerciseById('http-cors-preflight')!, [
       req('OPTIONS', '/playground/cors/preflight', 204, { facts: { preflight_origin: 'null' } }),

@@ -18,6 +18,21 @@ export interface Planned {
   answer: Answer;
 }
 
+/**
+ * retry_after: seconds for a Retry-After header, so a client's retry logic
+ * (urllib3's Retry, Polly, a hand-written loop) can be practised on a 429 or
+ * 503 that asks for a known wait. Absent: no header. Refused above the cap
+ * rather than clamped: a Retry-After other than the one asked for would
+ * teach a client to wait the wrong time.
+ */
+function readRetryAfter(query: Query): number | undefined {
+  if (!query.has('retry_after')) return undefined;
+  const what = `a whole number of seconds from 0 to ${playgroundApi.MAX_RETRY_AFTER_S}, e.g. retry_after=2`;
+  const seconds = query.integer('retry_after', 0, what);
+  if (seconds > playgroundApi.MAX_RETRY_AFTER_S) throw invalidParameter(`retry_after must be ${what}; got ${seconds}.`);
+  return seconds;
+}
+
 const statusName = (status: number) => (STATUS_CODES[status] ? `${status} ${STATUS_CODES[status]}` : String(status));
 
 /** Headers HTTP requires with some statuses, so the answer stays valid HTTP (RFC 9110 15.5.2, 15.5.6). */
@@ -28,7 +43,7 @@ function requiredHeaders(status: number): Header[] {
 }
 
 /**
- * /playground/response?status=&delay=&body=: answers `status` after `delay`
+ * /playground/response?status=&delay=&body=&retry_after=: answers `status` after `delay`
  * ms (capped at 10 s). With `body`, that text is the whole answer
  * (text/plain); without it, a JSON description. What HTTP cannot deliver as
  * asked is answered as close as HTTP allows, and said so in X-Playground-Note:
@@ -41,6 +56,7 @@ export function planRespond(request: Inbound): Planned {
   if (requested < 100 || requested > 599) throw invalidParameter(`status must be an integer from 100 to 599; got ${requested}.`);
   const delay = readDelay(query, 0, RESPOND_DELAY_CAP_MS);
   const text = query.single('body');
+  const retryAfter = readRetryAfter(query);
 
   const notes: string[] = [];
   const clamped = delayNote(delay);
@@ -57,7 +73,10 @@ export function planRespond(request: Inbound): Planned {
     notes.push(`This ${requested} has no Location, so a client has nowhere to go and returns it as it is; /playground/redirect makes real redirects.`);
   }
 
+  if (retryAfter !== undefined && !playgroundApi.retryAfterHeeded(status)) notes.push(playgroundApi.retryAfterIgnoredNote(status));
+
   const headers: Header[] = [...delayHeaders(delay), ...requiredHeaders(status)];
+  if (retryAfter !== undefined) headers.push({ name: 'Retry-After', value: String(retryAfter) });
   if (status !== requested) headers.push({ name: 'X-Status-Requested', value: String(requested) });
   // One line of plain ASCII, so any client's header dump shows it intact.
   if (notes.length) headers.push({ name: NOTE_HEADER, value: notes.join(' ').replace(/[^\x20-\x7e]/g, '?') });
@@ -73,6 +92,7 @@ export function planRespond(request: Inbound): Planned {
         ...(status !== requested ? { statusRequested: requested } : {}),
         method: request.method,
         ...delayFields(delay),
+        ...(retryAfter !== undefined ? { retryAfter } : {}),
         notes,
       },
       status,

@@ -93,6 +93,32 @@ describe('response: status, delay and body as asked', () => {
   it('when status is a redirect, then the note says there is no Location to follow', () => {
     expect(respond('status=302').json.notes[0]).toContain('has no Location');
   });
+
+  it.each([429, 503])('when status is %i with retry_after, then Retry-After carries it, the body names it, and no note is added', (status) => {
+    const answer = respond(`status=${status}&retry_after=2`);
+    expect([answer.status, answer.headers['retry-after'], answer.headers['x-playground-note']]).toEqual([status, '2', undefined]);
+    expect(answer.json).toMatchObject({ status, retryAfter: 2, notes: [] });
+  });
+
+  it('when retry_after comes with a status clients do not read it with, then it is sent and a note says it is ignored', () => {
+    const answer = respond('status=200&retry_after=0');
+    expect(answer.headers['retry-after']).toBe('0');
+    expect(answer.headers['x-playground-note']).toBe(
+      'Retry-After was sent as asked, but clients read it only with a 3xx, 429 or 503 (RFC 9110 10.2.3), so with 200 it is ignored.',
+    );
+  });
+
+  it('when retry_after is absent, then there is no Retry-After and no field', () => {
+    const answer = respond('status=503');
+    expect(answer.headers['retry-after']).toBeUndefined();
+    expect(answer.json).not.toHaveProperty('retryAfter');
+  });
+
+  it.each(['121', '-1', '1.5', ''])('when retry_after is %j, then 400 naming the range of seconds', async (value) => {
+    const refusal = await refusalOf(() => respond(`status=503&retry_after=${value}`));
+    expect(refusal.code).toBe('invalid_parameter');
+    expect(refusal.message).toMatch(/^retry_after must be a whole number of seconds from 0 to 120/);
+  });
 });
 
 describe('timeout', () => {

@@ -36,8 +36,8 @@ interface WholeNumber {
   max?: number;
   /** The refusal of a whole number outside [min, max]. */
   outOfRange?: (value: number) => string;
-  /** Absent: this value (documented as the default). */
-  default: number;
+  /** Absent: this value (documented as the default); optionalWholeNumber has none. */
+  default?: number;
   description: string;
   example?: number;
 }
@@ -48,9 +48,20 @@ interface WholeNumber {
  * zeros fine, hundreds of digits just very large. Documented as an integer
  * with the bounds and default it is checked against.
  */
-function wholeNumber(name: string, rule: WholeNumber) {
+function wholeNumber(name: string, rule: WholeNumber & { default: number }) {
+  return digitsOf(name, rule)
+    .default(rule.default)
+    .meta({ ...integerMeta(rule), default: rule.default });
+}
+
+/** A whole number as wholeNumber reads it, with no value when absent. */
+function optionalWholeNumber(name: string, rule: WholeNumber) {
+  return digitsOf(name, rule).optional().meta(integerMeta(rule));
+}
+
+function digitsOf(name: string, rule: WholeNumber) {
   const { min, max, outOfRange } = rule;
-  const number = z
+  return z
     .string()
     .regex(/^[0-9]+$/, {
       error: (issue) => `${name} must be ${rule.what}${/^-[0-9]+$/.test(String(issue.input)) ? ', not negative' : ''}; got ${quoteInput(issue.input)}`,
@@ -59,15 +70,16 @@ function wholeNumber(name: string, rule: WholeNumber) {
     .refine((value) => (min === undefined || value >= min) && (max === undefined || value <= max), {
       error: (issue) => outOfRange?.(issue.input as number) ?? `${name} must be from ${min} to ${max}; got ${issue.input}`,
     });
-  const meta = {
+}
+
+function integerMeta({ min, max, description, example }: WholeNumber) {
+  return {
     type: 'integer' as const,
     ...(min !== undefined ? { minimum: min } : {}),
     ...(max !== undefined ? { maximum: max } : {}),
-    default: rule.default,
-    description: rule.description,
-    ...(rule.example !== undefined ? { example: rule.example } : {}),
+    description,
+    ...(example !== undefined ? { example } : {}),
   };
-  return number.default(rule.default).meta(meta);
 }
 
 /** A value given in the query is one of these words. */
@@ -95,6 +107,14 @@ const responseQuery = z.object({
     example: 418,
   }),
   delay: delayOf(0, DELAY_CAPS.response),
+  retry_after: optionalWholeNumber('retry_after', {
+    what: `a whole number of seconds from 0 to ${playgroundApi.MAX_RETRY_AFTER_S}, e.g. retry_after=2`,
+    min: 0,
+    max: playgroundApi.MAX_RETRY_AFTER_S,
+    description:
+      'Seconds for a Retry-After header, to practise a retry that waits (with status=429 or 503). Clients read it only with a 3xx, 429 or 503; with another status it is sent, and a note says it is ignored. Absent: no Retry-After.',
+    example: 2,
+  }),
   body: z.string().optional().meta({
     description: 'Text to answer with instead of the JSON description (text/plain; charset=utf-8). Not sent with 204, 205 or 304, which carry no body.',
     example: 'short and stout',
@@ -366,6 +386,7 @@ const respondAnswer = z
     statusRequested: z.number().int().optional().meta({ description: 'Only when the status answered is not the one asked for (a 1xx).' }),
     method: z.string(),
     ...delayFields,
+    retryAfter: z.number().int().optional().meta({ description: 'The Retry-After sent, in seconds: only when retry_after was given.' }),
     notes,
   })
   .meta({
@@ -677,10 +698,11 @@ const SECRET_IN_BODY = 'or the body holds something shaped like a live secret of
  * a gateway refusal shares a class (400, 413, 503, 504), the document gives
  * that status both bodies.
  */
+const retryAfterSent = { 'Retry-After': { description: 'The retry_after parameter, when given: seconds to wait before retrying.' } };
 const answered = (description: string): ResponseDoc => ({
   description,
   content: { 'application/json': respondAnswer, 'text/plain': z.string().meta({ description: 'The body parameter, when given.', example: "I'm a teapot" }) },
-  headers: { ...delayApplied, ...playgroundNote },
+  headers: { ...delayApplied, ...playgroundNote, ...retryAfterSent },
 });
 const noBody = (status: string): ResponseDoc => ({
   description: `${status}: no body and no Content-Type (RFC 9110), even with the body parameter.`,
@@ -707,6 +729,7 @@ const respond = {
       headers: {
         ...delayApplied,
         ...playgroundNote,
+        ...retryAfterSent,
         'WWW-Authenticate': { description: `With a 401, as HTTP requires: ${challenges.CHALLENGE.bearer}.` },
         Allow: { description: 'With a 405, as HTTP requires: the methods of this endpoint.' },
       },

@@ -309,7 +309,7 @@ export const EXERCISES: readonly Exercise[] = [
     id: 'http-cors-preflight',
     group: 'http',
     title: 'A CORS preflight passed',
-    task: 'From a page on another origin, fetch() POST /playground/cors/preflight with a JSON body, so that the browser sends a preflight first and then the request.',
+    task: "From a page on another origin, fetch() POST /playground/cors/preflight?api_key=<your app's API key> with a JSON body, so that the browser sends a preflight first and then the request. The key goes in the query because a browser sends no credential with a preflight: the URL is what names your app on both.",
     doneWhen: "The lab answered a preflight (OPTIONS with an Origin), and the browser's request to the same URL followed it.",
     docs: 'docs/cors-lab.md#cors-lab-in-a-browser',
     judge: preflightPassed('Check the steering parameters (GET /playground/cors/info names the failing check).'),
@@ -319,8 +319,9 @@ export const EXERCISES: readonly Exercise[] = [
     group: 'http',
     title: 'Retry-After honoured',
     task: 'When a request is refused with 429 or 503 and Retry-After, wait the seconds it says, then retry the same request.',
-    doneWhen: 'A 429 or 503 carrying Retry-After, then a 200 at the same path at least that many seconds later.',
-    docs: 'docs/errors.md#rate-limits',
+    doneWhen:
+      'A 429 or 503 carrying Retry-After, then a request to the same path at least that many seconds later, whatever it is answered (the wait is what is judged). GET /playground/response?status=503&retry_after=2 asks for one.',
+    docs: 'docs/http-practice.md#response-playgroundresponse',
     judge: retriedAfterWait(),
   },
 ];

@@ -380,25 +380,28 @@ export function preflightPassed(advice: string): Judge {
 
 /**
  * A refusal with Retry-After (429 or 503, `retry_after_s`) answered by a
- * retry of the same path that succeeds at least that many seconds later. A
- * retry that succeeds sooner is an attempt saying how soon it was.
+ * retry of the same path at least that many seconds later: the wait is the
+ * skill, so the retry counts whatever it is answered (a retry of
+ * /playground/response?status=503 is refused again, and a client that waited
+ * did it right). A retry sooner is an attempt saying how soon it was, and
+ * becomes the request the next one is measured from: refused again with a
+ * Retry-After, it starts the next wait; answered, a new refusal is needed.
  */
 export function retriedAfterWait(): Judge {
   return (request, previous) => {
-    const { status } = request;
-    if (status === 429 || status === 503) {
-      const wait = request.facts.retry_after_s;
-      if (wait === undefined) return undefined;
-      return attempt(refusalHint(request, `Its Retry-After said ${wait}: wait ${wait} s, then send the same request again.`));
-    }
-    if (!succeeded(status)) return undefined;
     const refused = earlierAttempt(request, previous);
     const wait = refused?.facts.retry_after_s;
-    if (wait === undefined || refused?.path !== request.path) return undefined;
-    const waitedMs = request.at - refused.at;
-    if (waitedMs >= Number(wait) * 1000) return DONE;
-    return attempt(
-      `Your retry came ${(waitedMs / 1000).toFixed(1)} s after the refusal, but Retry-After asked for ${wait} s: wait at least that long before retrying.`,
-    );
+    if (wait !== undefined && refused!.path === request.path) {
+      const waitedMs = request.at - refused!.at;
+      if (waitedMs >= Number(wait) * 1000) return DONE;
+      return attempt(
+        `Your retry came ${(waitedMs / 1000).toFixed(1)} s after the refusal, but Retry-After asked for ${wait} s: wait at least that long before retrying.`,
+      );
+    }
+    const asked = request.facts.retry_after_s;
+    if ((request.status === 429 || request.status === 503) && asked !== undefined) {
+      return attempt(refusalHint(request, `Its Retry-After said ${asked}: wait ${asked} s, then send the same request again.`));
+    }
+    return undefined;
   };
 }
