@@ -48,6 +48,9 @@ const identity: Table<typeof IdentityServiceService> = {
   recordRequests: GATEWAY,
   listRequestLogs: GATEWAY,
   listExercises: GATEWAY,
+  joinClass: GATEWAY,
+  listMyClasses: GATEWAY,
+  leaveClass: GATEWAY,
   verifyApiKey: GATEWAY,
   verifyBearerToken: GATEWAY,
   // Basic for the data and auth routes (gateway) and client authentication at the token endpoint (oauth).
@@ -67,6 +70,11 @@ const identity: Table<typeof IdentityServiceService> = {
   adminClearAppLimit: OPERATORS,
   // The gateway's fair share reads every app's own limit.
   listAppLimits: OPERATORS,
+  // Classes for instructors: the admin API and the CLI (npm run admin -- classes ...).
+  adminCreateClass: OPERATORS,
+  adminListClasses: OPERATORS,
+  adminGetClassView: OPERATORS,
+  adminDeleteClass: OPERATORS,
 };
 
 const oauth: Table<typeof OAuthServiceService> = {

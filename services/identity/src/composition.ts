@@ -24,6 +24,7 @@ import { AdminService } from './domain/admin';
 import { OperatorActors } from './domain/operator-actors';
 import { AppLeftovers } from './domain/app-leftovers';
 import { AppService } from './domain/apps';
+import { ClassService } from './domain/classes';
 import { CredentialCrypto } from './domain/credential-crypto';
 import { ExerciseProgressService } from './domain/exercises/progress';
 import { OPERATOR_PAGE_TOKEN_KEY_INFO, PageTokens } from './domain/page-tokens';
@@ -38,11 +39,15 @@ import { identityHandlers } from './grpc/identity-handlers';
 import type { AppLimitStore } from './stores/app-limit-store';
 import type { AppStore } from './stores/app-store';
 import type { AuditStore } from './stores/audit-store';
+import type { ClassMembershipStore } from './stores/class-membership-store';
+import type { ClassStore } from './stores/class-store';
 import type { ExerciseProgressStore } from './stores/exercise-progress-store';
 import { DuplicateKeyError } from './stores/errors';
 import { MemoryAppLimitStore } from './stores/memory-app-limit-store';
 import { MemoryAppStore } from './stores/memory-app-store';
 import { MemoryAuditStore } from './stores/memory-audit-store';
+import { MemoryClassMembershipStore } from './stores/memory-class-membership-store';
+import { MemoryClassStore } from './stores/memory-class-store';
 import { MemoryExerciseProgressStore } from './stores/memory-exercise-progress-store';
 import { MemoryRequestLogStore } from './stores/memory-request-log-store';
 import { MemorySessionStore } from './stores/memory-session-store';
@@ -67,6 +72,8 @@ interface Stores {
   audit: AuditStore;
   limits: AppLimitStore;
   exerciseProgress: ExerciseProgressStore;
+  classes: ClassStore;
+  classMemberships: ClassMembershipStore;
   signIn: SignInLimiters;
   dependencies: Dependency[];
   close(): Promise<void>;
@@ -89,6 +96,8 @@ async function openStores(config: IdentityConfig): Promise<Stores> {
       audit: new MemoryAuditStore(),
       limits: new MemoryAppLimitStore(),
       exerciseProgress: new MemoryExerciseProgressStore(),
+      classes: new MemoryClassStore(),
+      classMemberships: new MemoryClassMembershipStore(),
       signIn: counters.signIn,
       dependencies: counters.redisDependencies,
       close: async () => redis?.close(),
@@ -136,6 +145,8 @@ function instrumentStores(stores: Stores, config: IdentityConfig, registry: Regi
     audit: wrap(stores.audit, durable, 'audit.'),
     limits: wrap(stores.limits, durable, 'appLimits.'),
     exerciseProgress: wrap(stores.exerciseProgress, durable, 'exerciseProgress.'),
+    classes: wrap(stores.classes, durable, 'classes.'),
+    classMemberships: wrap(stores.classMemberships, durable, 'classMemberships.'),
     signIn: {
       addressAndAccount: wrap(stores.signIn.addressAndAccount, counters, 'signIn.addressAndAccount.'),
       address: wrap(stores.signIn.address, counters, 'signIn.address.'),
@@ -198,6 +209,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
   const logs = new RequestLogService(stores.logs, stores.apps, config.requestLogCapPerApp, new PageTokens(keys.session));
   const usage = new UsageService(stores.usage, stores.apps);
   const exercises = new ExerciseProgressService(stores.exerciseProgress);
+  const classes = new ClassService(stores);
   const admin = new AdminService({
     ...stores,
     operators: config.operators,
@@ -224,6 +236,7 @@ export async function start(config: IdentityConfig): Promise<RunningGrpcService>
           logs,
           recorded: new RecordedRequests(stores.apps, logs, usage, { exercises: { progress: exercises, logger } }),
           exercises,
+          classes,
           admin,
           operators: new OperatorActors(accounts),
           verifier,

@@ -93,3 +93,74 @@ export const limitText = (limit: LimitJson) =>
   `${limit.appId}: ${limit.exempt ? 'exempt from the fair-share limits' : `${limit.perSecond} requests a second, bursts of ${limit.burst}`}, on every gateway within about a second.`;
 
 export const unlimitText = (cleared: Answer<'clearAppLimit'>) => `${cleared.appId}: back to the default limit.`;
+
+// ---- classes ----
+
+type ClassRow = Answer<'listClasses'>['classes'][number];
+const rules = (c: ClassRow) => [c.signUpDomain ? `domain ${c.signUpDomain}` : '', c.ssoGroup ? `group ${c.ssoGroup}` : ''].filter(Boolean).join(', ') || '-';
+
+export function classesText(classes: readonly ClassRow[]): string {
+  if (classes.length === 0) return 'No classes. Create one: npm run admin -- classes create --name <name> --starts <time> --ends <time>';
+  return table(
+    ['ID', 'NAME', 'JOIN CODE', 'STARTS', 'ENDS', 'LEARNERS', 'WHO MAY JOIN'],
+    classes.map((c) => [c.id, c.name, c.joinCode, when(c.startsAt), when(c.endsAt), String(c.learners), rules(c)]),
+  );
+}
+
+export function classText(c: ClassRow): string {
+  return [
+    `Class ${c.id}: ${c.name}`,
+    `  join code  ${c.joinCode}   (learners type it in the portal's Classes screen, any case)`,
+    `  open       ${when(c.startsAt)} to ${when(c.endsAt)}; joining until the end`,
+    `  who        ${rules(c)}`,
+    `  learners   ${c.learners}`,
+  ].join('\n');
+}
+
+/** A grid cell in one character: - not started, a attempted, S stuck, D done. */
+const CELL = { not_started: '-', attempted: 'a', stuck: 'S', done: 'D' } as const;
+
+/**
+ * The class view as a person reads it in a terminal: the exercises numbered,
+ * with their counts and most common refusal; then one line per learner, one
+ * character per exercise in the same numbering.
+ */
+export function classViewText(view: Answer<'classView'>): string {
+  const exercises = table(
+    ['#', 'EXERCISE', 'DONE', 'ATTEMPTED', 'STUCK', 'MOST COMMON REFUSAL'],
+    view.exercises.map((e, i) => [
+      String(i + 1),
+      e.id,
+      String(e.done),
+      String(e.attempted),
+      String(e.stuck),
+      e.commonRefusal ? `${e.commonRefusal.hint} (${plural(e.commonRefusal.learners, 'learner')})` : '-',
+    ]),
+  );
+  const numbers = view.exercises.map((_, i) => String((i + 1) % 10)).join('');
+  const learners = view.learners.length
+    ? table(
+        ['EMAIL', 'JOINED', 'DONE', numbers],
+        view.learners.map((l) => [
+          l.email,
+          when(l.joinedAt),
+          String(l.done),
+          view.exercises
+            .map((e) => {
+              const cell = l.cells[e.id];
+              return CELL[cell?.status === 'attempted' && cell.stuck ? 'stuck' : ((cell?.status as keyof typeof CELL | undefined) ?? 'not_started')];
+            })
+            .join(''),
+        ]),
+      )
+    : 'No learners yet: they join with the code above.';
+  return [
+    classText(view.class),
+    '',
+    exercises,
+    '',
+    learners,
+    '',
+    `Cells: - not started, a attempted, S stuck (attempted, not done, first attempt over ${view.stuckMinutes} minutes ago), D done.`,
+  ].join('\n');
+}

@@ -4,7 +4,20 @@ import { parseArgs } from 'node:util';
 import { AppError, ConfigError, type CallOptionsLite } from '@sandbox/runtime';
 import { closeBackendClients, createBackendClients } from '../clients';
 import { loadGatewayConfig } from '../config';
-import { auditText, deletedText, disabledText, limitsText, limitText, purgedText, unlimitText, userText, usersText } from './cli-format';
+import {
+  auditText,
+  classesText,
+  classText,
+  classViewText,
+  deletedText,
+  disabledText,
+  limitsText,
+  limitText,
+  purgedText,
+  unlimitText,
+  userText,
+  usersText,
+} from './cli-format';
 import { AdminOperations, type Operator } from '../routes/operators/operations';
 
 /*
@@ -49,6 +62,13 @@ function positiveNumber(values: Values, name: string, whole: boolean): number {
   if (text === undefined || text.trim() === '' || !Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value))) {
     throw new UsageError(`--${name} must be a ${whole ? 'whole number' : 'number'} above 0${text === undefined ? '' : ` (got ${JSON.stringify(text)})`}`);
   }
+  return value;
+}
+/** --stuck-minutes for `classes show` and `csv`: identity checks the range (1 to 1440). */
+const stuckMinutes = (values: Values) => (string(values, 'stuck-minutes') === undefined ? undefined : positiveNumber(values, 'stuck-minutes', true));
+function moment(values: Values, name: string): string {
+  const value = string(values, name);
+  if (!value) throw new UsageError(`classes create needs --${name} <time>, e.g. --${name} 2030-09-01T09:00:00Z`);
   return value;
 }
 const pageSize = (values: Values) => (string(values, 'page-size') === undefined ? undefined : positiveNumber(values, 'page-size', true));
@@ -183,13 +203,67 @@ const COMMANDS: Record<string, Command> = {
       return { json: cleared, text: unlimitText(cleared) };
     },
   },
+  'classes create': {
+    usage: 'classes create --name <name> --starts <time> --ends <time> [--domain <d>] [--group <g>]',
+    what: 'create a class (RFC 3339 times); prints its join code. --domain: learners at that email domain only; --group: that SSO group only',
+    options: { name: { type: 'string' }, starts: { type: 'string' }, ends: { type: 'string' }, domain: { type: 'string' }, group: { type: 'string' } },
+    async run(ops, operator, _args, values) {
+      const name = string(values, 'name');
+      if (!name) throw new UsageError('classes create needs --name <name>');
+      const created = await ops.createClass(operator, {
+        name,
+        startsAt: moment(values, 'starts'),
+        endsAt: moment(values, 'ends'),
+        signUpDomain: string(values, 'domain'),
+        ssoGroup: string(values, 'group'),
+      });
+      return { json: created, text: classText(created) };
+    },
+  },
+  'classes list': {
+    usage: 'classes list',
+    what: 'every class, newest first, with its join code and learner count',
+    async run(ops, operator) {
+      const list = await ops.listClasses(operator);
+      return { json: list, text: classesText(list.classes) };
+    },
+  },
+  'classes show': {
+    usage: 'classes show <id> [--stuck-minutes <n>]',
+    what: 'a class as a grid of learners by exercise, with who is stuck (default: over 15 minutes) and the most common refusal',
+    args: ['id'],
+    options: { 'stuck-minutes': { type: 'string' } },
+    async run(ops, operator, [id], values) {
+      const view = await ops.classView(operator, id!, stuckMinutes(values));
+      return { json: view, text: classViewText(view) };
+    },
+  },
+  'classes csv': {
+    usage: 'classes csv <id> [--stuck-minutes <n>]',
+    what: "a class's grid as CSV: one row per learner, one column per exercise",
+    args: ['id'],
+    options: { 'stuck-minutes': { type: 'string' } },
+    async run(ops, operator, [id], values) {
+      const { csv } = await ops.classCsv(operator, id!, stuckMinutes(values));
+      return { json: undefined, text: csv.replace(/\r\n$/, '') };
+    },
+  },
+  'classes delete': {
+    usage: 'classes delete <id>',
+    what: "delete a class and its memberships (the learners' progress stays theirs)",
+    args: ['id'],
+    async run(ops, operator, [id]) {
+      const deleted = await ops.deleteClass(operator, id!);
+      return { json: deleted, text: `Deleted class ${deleted.id}: ${deleted.learners} ${deleted.learners === 1 ? 'learner' : 'learners'} left it.` };
+    },
+  },
 };
 
 export const HELP = [
   'Usage: npm run admin -- <command> [options] [--json]   (in the image: sandbox-admin <command> ...)',
   '',
   'Commands:',
-  ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(58)}${c.what}`),
+  ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(58)}${c.usage.length >= 58 ? `\n  ${''.padEnd(58)}` : ''}${c.what}`),
   `  ${'help'.padEnd(58)}this text`,
   '',
   "--json prints what the admin API answers, as JSON. Reads the gateway's configuration (IDENTITY_GRPC_ADDR, OAUTH_GRPC_ADDR, ...).",
@@ -219,12 +293,18 @@ export interface CliOutput {
 
 /** Runs one command line against the services `env` names (the gateway's configuration); resolves to the exit code. */
 export async function runCli(argv: readonly string[], io: CliOutput, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const [name, ...rest] = argv;
+  // `classes <sub>` is one command of two words.
+  const [first, ...others] = argv;
+  const [name, ...rest] = first === 'classes' && others.length > 0 && !others[0]!.startsWith('-') ? [`classes ${others[0]}`, ...others.slice(1)] : argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     (name === undefined ? io.err : io.out)(HELP);
     return name === undefined ? 2 : 0;
   }
   const command = COMMANDS[name];
+  if (!command && name.startsWith('classes')) {
+    io.err(`admin: classes needs one of create, list, show, csv, delete; npm run admin -- help lists them`);
+    return 2;
+  }
   if (!command) {
     io.err(`admin: unknown command ${JSON.stringify(name)}; npm run admin -- help lists them`);
     return 2;

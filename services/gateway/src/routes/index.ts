@@ -6,6 +6,7 @@ import { httpPracticeRoutes } from './http-practice/http-practice-routes';
 import { oauth1Routes } from './oauth1/oauth1-routes';
 import { oauthRoutes } from './oauth2/oauth-routes';
 import { adminRoutes } from './operators/admin-routes';
+import { classAdminRoutes } from './operators/class-routes';
 import { portalRoutes } from './portal/portal-routes';
 import { ssoRoutes } from './portal/sso-routes';
 import { openApiRoutes } from './system/openapi-routes';
@@ -27,6 +28,7 @@ export function buildRoutes(deps: GatewayDeps): Route[] {
     ...oauth1Routes(deps),
     ...portalRoutes(deps),
     ...adminRoutes(deps),
+    ...classAdminRoutes(deps),
     ...ssoRoutes(deps),
     ...openApiRoutes(deps),
   );

@@ -67,6 +67,9 @@ const SKIPPED: Partial<Record<OperationKey, string>> = {
   'GET /api/auth/sso/start': 'single sign-on: needs an external identity provider (covered by portal-sso.test.ts)',
   'GET /api/auth/sso/callback': 'single sign-on: needs an external identity provider and a browser round trip (covered by portal-sso.test.ts)',
   'POST /api/auth/sso/session': 'single sign-on: needs a completed SSO sign-in cookie (covered by portal-sso.test.ts)',
+  // Classes: a join code exists only once an operator created a class, and this system has no operator.
+  'POST /api/classes/join': 'classes: needs a class an operator created, for its join code (covered by classes.test.ts)',
+  'DELETE /api/classes/{id}': 'classes: needs a class the learner joined (covered by classes.test.ts)',
 };
 
 /** The address the documented examples use (`npm start`'s): sent as Host where an example's links or origins show it. */
@@ -676,6 +679,12 @@ const WALKS: Partial<Record<OperationKey, Walk>> = {
       expect(live.exercises.length).toBeGreaterThanOrEqual(20);
       expect(live.exercises.every((e: { status: string }) => ['not_started', 'attempted', 'done'].includes(e.status))).toBe(true);
     },
+  },
+  'GET /api/classes': {
+    expectStatus: 200,
+    send: async (ctx) => answered(await apiRequest(ctx.system.baseUrl, 'GET', '/api/classes', { token: ctx.session })),
+    // A learner who joined none (docs/exercises.md, "Classes").
+    values: (live) => expect(live).toEqual({ classes: [] }),
   },
   'GET /api/auth/options': {
     expectStatus: 200,

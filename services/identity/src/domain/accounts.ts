@@ -5,7 +5,7 @@ import type { SessionStore } from '../stores/session-store';
 import type { UserRecord, UserStore } from '../stores/user-store';
 import { newResourceId } from './credentials';
 import { LIMITS } from './limits';
-import { isOperator, NO_OPERATORS, type OperatorRule } from './operators';
+import { groupsOf, isOperator, NO_OPERATORS, type OperatorRule } from './operators';
 import type { PasswordHasher } from './passwords';
 import { SessionTokens } from './session-tokens';
 import type { SignInThrottle } from './sign-in-throttle';
@@ -198,20 +198,23 @@ export class AccountService {
     }
     if (user.disabledAt) throw accountDisabled();
     const operator = isOperator(this.operators, user.email, verified.kind === 'external' ? verified.claims : undefined);
-    await this.seen(user, operator);
-    return { user, operator };
+    const groups = verified.kind === 'external' ? groupsOf(this.operators, verified.claims) : undefined;
+    await this.seen(user, operator, groups);
+    return { user: groups === undefined ? user : { ...user, groups }, operator };
   }
 
   /**
    * Keeps lastSeenAt (written at most every LAST_SEEN_EVERY_MS, not on every
-   * request) and the operator mark (written only when it changes) up to date,
-   * for the operators' user list and for purges, which spare operators.
+   * request), the operator mark and an identity provider's user's groups
+   * (each written only when it changes) up to date, for the operators' user
+   * list, for purges, which spare operators, and for a class's SSO group.
    */
-  private async seen(user: UserRecord, operator: boolean): Promise<void> {
+  private async seen(user: UserRecord, operator: boolean, groups?: string[]): Promise<void> {
     const now = this.now();
     const stale = !user.lastSeenAt || now.getTime() - user.lastSeenAt.getTime() >= LAST_SEEN_EVERY_MS;
-    if (!stale && (user.operator ?? false) === operator) return;
-    await this.deps.users.update(user.id, { operator, ...(stale ? { lastSeenAt: now } : {}) });
+    const groupsChanged = groups !== undefined && (user.groups ?? []).join('\n') !== groups.join('\n');
+    if (!stale && (user.operator ?? false) === operator && !groupsChanged) return;
+    await this.deps.users.update(user.id, { operator, ...(stale ? { lastSeenAt: now } : {}), ...(groupsChanged ? { groups } : {}) });
   }
 
   /** Removes expired sessions (no TTL indexes on FerretDB); sign-in counts expire by themselves. */

@@ -2,6 +2,7 @@ import { failedPrecondition, invalidArgument, notFound } from '@sandbox/runtime'
 import type { AppLimitRecord, AppLimitStore } from '../stores/app-limit-store';
 import type { AppRecord, AppStore } from '../stores/app-store';
 import type { AuditAction, AuditActor, AuditCursor, AuditRecord, AuditStore } from '../stores/audit-store';
+import type { ClassMembershipStore } from '../stores/class-membership-store';
 import type { ExerciseProgressStore } from '../stores/exercise-progress-store';
 import type { RequestLogStore } from '../stores/request-log-store';
 import type { SessionStore } from '../stores/session-store';
@@ -39,6 +40,8 @@ export interface AdminDeps {
   audit: AuditStore;
   limits: AppLimitStore;
   exerciseProgress: ExerciseProgressStore;
+  /** A deleted learner leaves every class (the classes stay). */
+  classMemberships: ClassMembershipStore;
   operators: OperatorRule;
   /** Signs the lists' page tokens, as the request logs' (page-tokens.ts). */
   tokens: PageTokens;
@@ -265,6 +268,7 @@ export class AdminService {
     // By user as well: rows of apps an earlier, failed attempt already deleted (their logs and limits go with the orphan sweep).
     await this.deps.usage.deleteForUser(user.id);
     await this.deps.exerciseProgress.deleteForUser(user.id);
+    await this.deps.classMemberships.deleteForUser(user.id);
     await this.deps.sessions.deleteForUser(user.id);
     if (user.provider !== LOCAL_PROVIDER) {
       // The provider's tokens outlive the account: without this, the next request with one would create it again.

@@ -24,3 +24,20 @@ export function isOperator(rule: OperatorRule, email: string, claims?: JWTPayloa
   const list = typeof groups === 'string' ? [groups] : Array.isArray(groups) ? groups : [];
   return list.some((group) => typeof group === 'string' && rule.groups.has(group));
 }
+
+/** The most groups kept on a user, and the longest group name kept: a token's claim is the provider's words, stored on every user. */
+export const GROUPS_KEPT_MAX = 50;
+export const GROUP_NAME_MAX = 128;
+
+/**
+ * The groups an external token names (the same claim the operator rule
+ * reads), as kept on the user for a class's SSO group (classes.ts): strings
+ * only, names longer than GROUP_NAME_MAX dropped, at most GROUPS_KEPT_MAX,
+ * sorted so an unchanged claim is not written again.
+ */
+export function groupsOf(rule: OperatorRule, claims: JWTPayload): string[] {
+  const groups = claims[rule.groupsClaim];
+  const list: unknown[] = typeof groups === 'string' ? [groups] : Array.isArray(groups) ? groups : [];
+  const kept = list.filter((group): group is string => typeof group === 'string' && group !== '' && group.length <= GROUP_NAME_MAX);
+  return [...new Set(kept)].slice(0, GROUPS_KEPT_MAX).sort();
+}

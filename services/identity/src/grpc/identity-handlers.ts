@@ -3,12 +3,13 @@ import { unaryHandlers, unauthenticated, type CallContext, type Logger } from '@
 import type { AccountService } from '../domain/accounts';
 import type { AdminService } from '../domain/admin';
 import type { AppService } from '../domain/apps';
+import type { ClassService } from '../domain/classes';
 import type { ExerciseProgressService } from '../domain/exercises/progress';
 import type { OperatorActors } from '../domain/operator-actors';
 import type { RecordedRequests } from '../domain/recorded-requests';
 import type { RequestLogService } from '../domain/request-logs';
 import type { CredentialVerifier } from '../domain/verification';
-import { toAdminUser, toApp, toAppLimit, toAuditEntry, toExerciseState, toIssued, toLogEntry, toUser } from './mappers';
+import { toAdminUser, toApp, toAppLimit, toAuditEntry, toClassInfo, toClassView, toExerciseState, toIssued, toLogEntry, toUser } from './mappers';
 
 export interface IdentityDomain {
   accounts: AccountService;
@@ -16,6 +17,7 @@ export interface IdentityDomain {
   logs: RequestLogService;
   recorded: RecordedRequests;
   exercises: ExerciseProgressService;
+  classes: ClassService;
   admin: AdminService;
   operators: OperatorActors;
   verifier: CredentialVerifier;
@@ -29,7 +31,7 @@ function owner(ownerId: string): string {
 
 /** Thin handlers: decode, call one domain function, encode. */
 export function identityHandlers(domain: IdentityDomain, logger: Logger): identity.IdentityServiceServer {
-  const { accounts, apps, logs, recorded, exercises, admin, operators, verifier } = domain;
+  const { accounts, apps, logs, recorded, exercises, classes, admin, operators, verifier } = domain;
   /** Every admin RPC, reads too, first verifies the operator behind it; the audit log names who this returns. */
   const operator = (request: { operator?: identity.OperatorCredential }, context: CallContext) => operators.verify(request.operator, context.caller);
   return unaryHandlers<identity.IdentityServiceServer>(
@@ -107,6 +109,16 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
         const names = new Map((await apps.list(request.ownerId)).map((app) => [app.id, app.name]));
         return { exercises: views.map((view) => toExerciseState(view, names)) };
       },
+      async joinClass(request) {
+        return { class: toClassInfo(await classes.join(owner(request.ownerId), request.code)) };
+      },
+      async listMyClasses(request) {
+        return { classes: (await classes.mine(owner(request.ownerId))).map((record) => toClassInfo({ record, learners: 0 })) };
+      },
+      async leaveClass(request) {
+        await classes.leave(owner(request.ownerId), request.classId);
+        return {};
+      },
       async listRequestLogs(request) {
         const page = await logs.list(owner(request.ownerId), request.id, request.pageSize, request.pageToken);
         return { entries: page.entries.map(toLogEntry), nextPageToken: page.nextPageToken, total: page.total };
@@ -183,6 +195,29 @@ export function identityHandlers(domain: IdentityDomain, logger: Logger): identi
         const actor = await operator(request, context);
         await admin.clearAppLimit(actor, request.appId);
         return {};
+      },
+      async adminCreateClass(request, context) {
+        const actor = await operator(request, context);
+        const created = await classes.create(actor, {
+          name: request.name,
+          startsAt: request.startsAt,
+          endsAt: request.endsAt,
+          signUpDomain: request.signUpDomain,
+          ssoGroup: request.ssoGroup,
+        });
+        return { class: toClassInfo(created) };
+      },
+      async adminListClasses(request, context) {
+        await operator(request, context);
+        return { classes: (await classes.list()).map(toClassInfo) };
+      },
+      async adminGetClassView(request, context) {
+        await operator(request, context);
+        return toClassView(await classes.view(request.classId, request.stuckMinutes));
+      },
+      async adminDeleteClass(request, context) {
+        const actor = await operator(request, context);
+        return { learners: await classes.delete(actor, request.classId) };
       },
       async listAppLimits() {
         return { limits: (await admin.listAppLimits()).map(toAppLimit) };

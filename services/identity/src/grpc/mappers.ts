@@ -5,6 +5,7 @@ import type { IssuedCredentials } from '../domain/apps';
 import type { RequestLogRecord } from '../stores/request-log-store';
 import type { UserOverview } from '../domain/admin';
 import type { ExerciseView } from '../domain/exercises/progress';
+import { shownJoinCode, type ClassView, type ClassWithCount } from '../domain/classes';
 import type { AuditActor, AuditRecord } from '../stores/audit-store';
 import type { AppLimitRecord } from '../stores/app-limit-store';
 
@@ -105,5 +106,50 @@ export function toAppLimit(limit: AppLimitRecord): identity.AppLimit {
     burst: limit.burst,
     setAt: limit.setAt.toISOString(),
     setBy: toActor(limit.setBy),
+  };
+}
+
+export function toClassInfo({ record, learners }: ClassWithCount): identity.ClassInfo {
+  return {
+    id: record.id,
+    name: record.name,
+    startsAt: record.startsAt.toISOString(),
+    endsAt: record.endsAt.toISOString(),
+    joinCode: shownJoinCode(record.joinCode),
+    signUpDomain: record.signUpDomain ?? '',
+    ssoGroup: record.ssoGroup ?? '',
+    createdAt: record.createdAt.toISOString(),
+    learners,
+  };
+}
+
+export function toClassView(view: ClassView): identity.AdminGetClassViewResponse {
+  return {
+    class: toClassInfo(view.class),
+    stuckMinutes: view.stuckMinutes,
+    exercises: view.exercises.map((row) => ({
+      id: row.id,
+      title: row.title,
+      group: row.group,
+      done: row.done,
+      attempted: row.attempted,
+      stuck: row.stuck,
+      commonRefusalHint: row.commonRefusal?.hint ?? '',
+      commonRefusalLearners: row.commonRefusal?.learners ?? 0,
+    })),
+    learners: view.learners.map((learner) => ({
+      userId: learner.userId,
+      email: learner.email,
+      joinedAt: learner.joinedAt.toISOString(),
+      done: learner.done,
+      cells: learner.cells.map((cell) => ({
+        exerciseId: cell.exerciseId,
+        status: cell.status,
+        stuck: cell.stuck,
+        firstAttemptAt: isoOrEmpty(cell.firstAttemptAt),
+        doneAt: isoOrEmpty(cell.doneAt),
+        hint: cell.hint ?? '',
+      })),
+    })),
   };
 }

@@ -12,7 +12,8 @@ export interface AuditActor {
   statedUser?: string;
 }
 
-export type AuditAction = 'user.disable' | 'user.enable' | 'user.delete' | 'purge' | 'usage.export' | 'app_limit.set' | 'app_limit.clear';
+export type AuditAction =
+  'user.disable' | 'user.enable' | 'user.delete' | 'purge' | 'usage.export' | 'app_limit.set' | 'app_limit.clear' | 'class.create' | 'class.delete';
 
 /** One operator action, written after it succeeded; never purged (docs/operators.md). */
 export interface AuditRecord {

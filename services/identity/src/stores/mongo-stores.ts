@@ -1,6 +1,8 @@
 import { MongoAppLimitStore } from './mongo-app-limit-store';
 import { MongoAppStore } from './mongo-app-store';
 import { MongoAuditStore } from './mongo-audit-store';
+import { MongoClassMembershipStore } from './mongo-class-membership-store';
+import { MongoClassStore } from './mongo-class-store';
 import { MongoDatabase } from './mongo-database';
 import { MongoExerciseProgressStore } from './mongo-exercise-progress-store';
 import { MongoRequestLogStore } from './mongo-request-log-store';
@@ -21,6 +23,8 @@ export async function openMongoStores(url: string) {
       audit: new MongoAuditStore(database),
       limits: new MongoAppLimitStore(database),
       exerciseProgress: new MongoExerciseProgressStore(database),
+      classes: new MongoClassStore(database),
+      classMemberships: new MongoClassMembershipStore(database),
     };
     for (const store of Object.values(stores)) await store.ensureIndexes();
     return { stores, database };

@@ -18,6 +18,7 @@ const userSchema = new Schema<UserDoc>(
     disabledAt: { type: Date },
     lastSeenAt: { type: Date },
     operator: { type: Boolean },
+    groups: { type: [String], default: undefined },
   },
   { collection: 'users', versionKey: false, strict: 'throw' },
 );

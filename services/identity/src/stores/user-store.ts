@@ -18,6 +18,12 @@ export interface UserRecord {
   lastSeenAt?: Date;
   /** Named an operator when last seen (an email list or a group claim): purges spare them. */
   operator?: boolean;
+  /**
+   * An identity provider's user: the groups its last ID token named (the
+   * OPERATOR_GROUPS_CLAIM claim), kept for a class's SSO group rule
+   * (domain/classes.ts). At most 50, each at most 128 characters.
+   */
+  groups?: string[];
 }
 
 /** Fields an operator's action or a session check changes; null removes one. */
@@ -25,6 +31,7 @@ export interface UserPatch {
   disabledAt?: Date | null;
   lastSeenAt?: Date;
   operator?: boolean;
+  groups?: string[];
 }
 
 /** A position in oldest-first order: (createdAt, id) ascending. */

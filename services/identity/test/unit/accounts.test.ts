@@ -324,6 +324,19 @@ describe('AccountService', () => {
       expect((await users.findById(first.user.id))?.lastSeenAt).toEqual(now);
     });
 
+    it("when a provider user signs in, then the groups of their latest token are kept on the user, bounded, for a class's SSO group", async () => {
+      const long = 'g'.repeat(129);
+      const many = Array.from({ length: 60 }, (_, i) => `group-${String(i).padStart(2, '0')}`);
+      const first = await accounts.verifySession(await providerToken('p6', { groups: ['api-course', long, 7, 'api-course'] }));
+      expect((await users.findById(first.user.id))?.groups).toEqual(['api-course']);
+      await accounts.verifySession(await providerToken('p6', { groups: many }));
+      expect((await users.findById(first.user.id))?.groups).toEqual(many.slice(0, 50));
+      // A local account carries none.
+      const ada = await accounts.register('ada@example.org', 'correct horse');
+      await accounts.verifySession(ada.session.token);
+      expect((await users.findById(ada.user.id))?.groups).toBeUndefined();
+    });
+
     it("when an account is disabled, then its sessions (ours or the provider's) and its sign-in with the right password are refused, saying whom to ask", async () => {
       const ada = await accounts.register('ada@example.org', 'correct horse');
       const provider = await providerToken('p5', { email: 'ivy@campus.example' });

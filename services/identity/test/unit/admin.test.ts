@@ -11,6 +11,7 @@ import { MemoryAppLimitStore } from '../../src/stores/memory-app-limit-store';
 import { MemoryExerciseProgressStore } from '../../src/stores/memory-exercise-progress-store';
 import { MemoryAppStore } from '../../src/stores/memory-app-store';
 import { MemoryAuditStore } from '../../src/stores/memory-audit-store';
+import { MemoryClassMembershipStore } from '../../src/stores/memory-class-membership-store';
 import { MemoryRequestLogStore } from '../../src/stores/memory-request-log-store';
 import { MemorySessionStore } from '../../src/stores/memory-session-store';
 import { MemoryUsageStore } from '../../src/stores/memory-usage-store';
@@ -35,6 +36,7 @@ describe('AdminService', () => {
   let audit: MemoryAuditStore;
   let limits: MemoryAppLimitStore;
   let exerciseProgress: MemoryExerciseProgressStore;
+  let classMemberships: MemoryClassMembershipStore;
   let changes: number;
   let sessionChanges: number;
   let admin: AdminService;
@@ -49,6 +51,7 @@ describe('AdminService', () => {
     audit = new MemoryAuditStore();
     limits = new MemoryAppLimitStore();
     exerciseProgress = new MemoryExerciseProgressStore();
+    classMemberships = new MemoryClassMembershipStore();
     changes = 0;
     sessionChanges = 0;
     admin = new AdminService({
@@ -57,6 +60,7 @@ describe('AdminService', () => {
       apps,
       logs,
       exerciseProgress,
+      classMemberships,
       usage,
       audit,
       limits,
@@ -210,6 +214,7 @@ describe('AdminService', () => {
       await sessions.put({ id: 's-bob', userId: bob.id, expiresAt: new Date(T0.getTime() + 3600_000), kind: 'active' });
       const progress = (userId: string) => ({ userId, exerciseId: 'auth-basic', status: 'done' as const, firstAttemptAt: 1, doneAt: 2, doneWith: 'x' });
       await exerciseProgress.save([progress(ada.id), progress(bob.id)]);
+      for (const userId of [ada.id, bob.id]) await classMemberships.add({ classId: 'c'.repeat(24), userId, joinedAt: now });
 
       await expect(admin.deleteUser(CLI, ada.id)).resolves.toEqual({ appIds: [mine.appId] });
       expect(await users.findById(ada.id)).toBeUndefined();
@@ -218,6 +223,8 @@ describe('AdminService', () => {
       expect((await usage.rows()).map((row) => row.app)).toEqual([theirs.id]);
       expect((await limits.list()).map((limit) => limit.appId)).toEqual([theirs.appId]);
       expect((await exerciseProgress.forUsers([ada.id, bob.id])).map((record) => record.userId)).toEqual([bob.id]);
+      // Out of every class; the class and its other learners stay.
+      expect((await classMemberships.forClass('c'.repeat(24))).map((m) => m.userId)).toEqual([bob.id]);
       expect([await sessions.find('s-ada', now), await sessions.find('s-bob', now)].map(Boolean)).toEqual([false, true]);
       expect(changes).toBeGreaterThan(0);
       // After the user is gone: every replica drops the sessions it remembers.

@@ -103,9 +103,10 @@ const auditEntry = z
     id: z.string(),
     at: timestamp,
     actor: actorSchema,
-    action: z
-      .string()
-      .meta({ description: 'user.disable, user.enable, user.delete, purge, usage.export, app_limit.set or app_limit.clear.', example: 'user.disable' }),
+    action: z.string().meta({
+      description: 'user.disable, user.enable, user.delete, purge, usage.export, app_limit.set, app_limit.clear, class.create or class.delete.',
+      example: 'user.disable',
+    }),
     targetUserId: z.string().meta({ description: 'The user acted on; empty when none.' }),
     targetEmail: z.string(),
     detail: z.string().meta({ description: 'What else there is to know, in words.', example: '2 apps deleted' }),

@@ -1,6 +1,8 @@
 import type { identity, oauth } from '@sandbox/contracts';
 import { failedPrecondition, type CallOptionsLite, type Logger, type PromiseClient } from '@sandbox/runtime';
+import { classSummaryJson } from '../portal/class-routes';
 import { appJson } from '../portal/portal-routes';
+import { classGridCsv, classGridFileName } from './class-csv';
 import { usageCsv } from './usage-csv';
 
 /*
@@ -22,6 +24,10 @@ type IdentityClient = Pick<
   | 'adminSetAppLimit'
   | 'adminClearAppLimit'
   | 'listAppLimits'
+  | 'adminCreateClass'
+  | 'adminListClasses'
+  | 'adminGetClassView'
+  | 'adminDeleteClass'
 >;
 type OAuthClient = Pick<PromiseClient<oauth.OAuthServiceClient>, 'forgetApps'>;
 
@@ -90,6 +96,65 @@ export function appLimitJson(limit: identity.AppLimit | undefined) {
     setAt: limit?.setAt ?? '',
     setBy: actorJson(limit?.setBy),
   };
+}
+
+/** A class as operators see it: its join code, rules and learner count; a rule not set is left out. */
+export function classJson(info: identity.ClassInfo | undefined) {
+  return {
+    ...classSummaryJson(info),
+    joinCode: info?.joinCode ?? '',
+    ...(info?.signUpDomain ? { signUpDomain: info.signUpDomain } : {}),
+    ...(info?.ssoGroup ? { ssoGroup: info.ssoGroup } : {}),
+    createdAt: info?.createdAt ?? '',
+    learners: info?.learners ?? 0,
+  };
+}
+
+/** The class view: the class, each exercise across it, each learner's cells by exercise id (empty fields left out). */
+export function classViewJson(view: identity.AdminGetClassViewResponse) {
+  const optional = (name: string, value: string) => (value ? { [name]: value } : {});
+  return {
+    class: classJson(view.class),
+    stuckMinutes: view.stuckMinutes,
+    exercises: view.exercises.map((e) => ({
+      id: e.id,
+      title: e.title,
+      group: e.group,
+      done: e.done,
+      attempted: e.attempted,
+      stuck: e.stuck,
+      ...(e.commonRefusalHint ? { commonRefusal: { hint: e.commonRefusalHint, learners: e.commonRefusalLearners } } : {}),
+    })),
+    learners: view.learners.map((learner) => ({
+      userId: learner.userId,
+      email: learner.email,
+      joinedAt: learner.joinedAt,
+      done: learner.done,
+      cells: Object.fromEntries(
+        learner.cells.map((cell) => [
+          cell.exerciseId,
+          {
+            status: cell.status,
+            stuck: cell.stuck,
+            ...optional('firstAttemptAt', cell.firstAttemptAt),
+            ...optional('doneAt', cell.doneAt),
+            ...optional('hint', cell.hint),
+          },
+        ]),
+      ) as Record<string, { status: string; stuck: boolean; firstAttemptAt?: string; doneAt?: string; hint?: string }>,
+    })),
+  };
+}
+export type ClassJson = ReturnType<typeof classJson>;
+export type ClassViewJson = ReturnType<typeof classViewJson>;
+
+/** What POST /api/admin/classes and `classes create` send. */
+export interface NewClass {
+  name: string;
+  startsAt: string;
+  endsAt: string;
+  signUpDomain?: string;
+  ssoGroup?: string;
 }
 
 /** What PUT /api/admin/apps/:appId/limit and `limit` set. */
@@ -203,6 +268,44 @@ export class AdminOperations {
   async clearAppLimit(operator: Operator, appId: string, call?: CallOptionsLite) {
     await this.identity.adminClearAppLimit({ operator: operator.credential, appId }, call);
     return { appId, status: 'cleared' as const };
+  }
+
+  /** Creates a class with a fresh join code (audited by identity). */
+  async createClass(operator: Operator, input: NewClass, call?: CallOptionsLite) {
+    const created = await this.identity.adminCreateClass(
+      {
+        operator: operator.credential,
+        name: input.name,
+        startsAt: input.startsAt,
+        endsAt: input.endsAt,
+        signUpDomain: input.signUpDomain ?? '',
+        ssoGroup: input.ssoGroup ?? '',
+      },
+      call,
+    );
+    return classJson(created.class);
+  }
+
+  /** Every class, newest first. */
+  async listClasses(operator: Operator, call?: CallOptionsLite) {
+    return { classes: (await this.identity.adminListClasses({ operator: operator.credential }, call)).classes.map(classJson) };
+  }
+
+  /** The class as a grid of its learners by exercise; stuckMinutes absent: identity's default (15). */
+  async classView(operator: Operator, classId: string, stuckMinutes?: number, call?: CallOptionsLite) {
+    return classViewJson(await this.identity.adminGetClassView({ operator: operator.credential, classId, stuckMinutes: stuckMinutes ?? 0 }, call));
+  }
+
+  /** The grid as CSV (class-csv.ts), with its file name. */
+  async classCsv(operator: Operator, classId: string, stuckMinutes?: number, call?: CallOptionsLite) {
+    const view = await this.classView(operator, classId, stuckMinutes, call);
+    return { fileName: classGridFileName(view.class.name), csv: classGridCsv(view) };
+  }
+
+  /** The class and its memberships (audited by identity); the learners' progress stays theirs. */
+  async deleteClass(operator: Operator, classId: string, call?: CallOptionsLite) {
+    const deleted = await this.identity.adminDeleteClass({ operator: operator.credential, classId }, call);
+    return { id: classId, status: 'deleted' as const, learners: deleted.learners };
   }
 
   private async forget(appIds: readonly string[], call?: CallOptionsLite): Promise<void> {

@@ -6,6 +6,7 @@ import type { RouteContext } from '../../http/context';
 import { inputOf, timestamp } from '../../http/contract';
 import { json } from '../../http/reply';
 import { routeOf, type Route, type RouteSpec } from '../../http/route';
+import { classRoutes } from './class-routes';
 import { exerciseRoutes } from './exercise-routes';
 
 /** Every row here is for portal (http/route-family.ts). */
@@ -120,6 +121,14 @@ const sessionSchema = z
 const userSchema = z
   .object({ id: z.string(), email: z.string(), provider: z.string().meta({ example: 'password' }), createdAt: timestamp })
   .meta({ id: 'User' });
+/** GET /api/me: the user, and whether they are an operator (the portal shows its Classes screen to operators). */
+const meSchema = userSchema
+  .extend({
+    operator: z
+      .boolean()
+      .meta({ description: "Named an operator (OPERATOR_EMAILS or OPERATOR_GROUPS): the portal shows them the operators' screens (classes)." }),
+  })
+  .meta({ id: 'Me' });
 const credentialMeta = z.object({
   createdAt: timestamp,
   hint: z.string().meta({ description: 'The last characters, to tell credentials apart.', example: '9fQa' }),
@@ -243,9 +252,13 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
     portal({
       methods: 'GET',
       path: '/api/me',
-      summary: 'The signed-in user.',
-      contract: { responses: answer('The signed-in user.', userSchema) },
-      handler: (ctx) => json(userJson(sessionOf(ctx).user)),
+      summary: 'The signed-in user, and whether they are an operator.',
+      contract: { responses: answer('The signed-in user.', meSchema) },
+      handler: (ctx) => {
+        // The credential is the session's (the route accepts nothing else); operator: what identity said of it on this request.
+        const operator = ctx.credential?.kind === 'session' && ctx.credential.operator === true;
+        return json({ ...userJson(sessionOf(ctx).user), operator });
+      },
     }),
     portal({
       methods: 'POST',
@@ -371,5 +384,6 @@ export function portalRoutes(deps: GatewayDeps): Route[] {
       },
     }),
     ...exerciseRoutes(deps, portal),
+    ...classRoutes(deps, portal),
   ];
 }

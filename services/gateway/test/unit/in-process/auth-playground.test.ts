@@ -283,7 +283,7 @@ describe('the portal session', () => {
   it('when the session is good, then the signed-in user, checked by identity on every request', async () => {
     const headers = { Authorization: `Bearer ${LEARNER_SESSION}` };
     const answer = await h.get('/api/me', headers);
-    expect(answer.json).toEqual({ id: LEARNER.id, email: LEARNER.email, provider: 'password', createdAt: LEARNER.createdAt });
+    expect(answer.json).toEqual({ id: LEARNER.id, email: LEARNER.email, provider: 'password', createdAt: LEARNER.createdAt, operator: false });
     await h.get('/api/me', headers);
     expect(h.callsOf('identity', 'verifySession')).toHaveLength(2);
   });
