@@ -67,6 +67,72 @@ export interface User {
   email: string;
   provider: string;
   createdAt: string;
+  /** An operator (OPERATOR_EMAILS, docs/operators.md): the page offers the Classes screen. */
+  operator?: boolean;
+}
+
+export type ExerciseGroup = 'getting_started' | 'authentication' | 'paging' | 'http';
+export type ExerciseStatus = 'not_started' | 'attempted' | 'done';
+
+/** GET /api/exercises (docs/exercises.md): one exercise and where the learner stands. */
+export interface Exercise {
+  id: string;
+  group: ExerciseGroup;
+  title: string;
+  task: string;
+  doneWhen: string;
+  /** A path under docs/ with its anchor, e.g. docs/auth-playground.md#basic. */
+  docs: string;
+  /** An id of AUTH_STYLES or PAGINATION_STYLES (snippets.ts). */
+  snippet?: string;
+  status: ExerciseStatus;
+  hint?: string;
+  firstAttemptAt?: string;
+  lastAttemptAt?: string;
+  doneAt?: string;
+  doneWithApp?: string;
+}
+
+/** A class as a learner sees it (GET /api/classes, POST /api/classes/join). */
+export interface ClassSummary {
+  id: string;
+  name: string;
+  startsAt: string;
+  endsAt: string;
+}
+
+/** A class as an operator sees it (GET /api/admin/classes). */
+export interface Class extends ClassSummary {
+  joinCode: string;
+  signUpDomain?: string;
+  ssoGroup?: string;
+  createdAt: string;
+  learners: number;
+}
+
+/** One learner's cell of the class grid: one exercise. */
+export interface ClassCell {
+  status: ExerciseStatus;
+  stuck: boolean;
+  firstAttemptAt?: string;
+  doneAt?: string;
+  hint?: string;
+}
+
+/** GET /api/admin/classes/{id}: the class, each exercise's counts, and the learners × exercises grid. */
+export interface ClassView {
+  class: Class;
+  stuckMinutes: number;
+  exercises: Array<{
+    id: string;
+    title: string;
+    group: ExerciseGroup;
+    done: number;
+    attempted: number;
+    stuck: number;
+    commonRefusal?: { hint: string; learners: number };
+  }>;
+  learners: Array<{ userId: string; email: string; joinedAt: string; done: number; cells: Record<string, ClassCell> }>;
 }
 
 let sessionEnded: () => void = () => {};
@@ -86,8 +152,42 @@ export const apiUrl = (path: string): URL => new URL(`../api/${path.replace(/^\/
  * one the gateway sets, HttpOnly, and the page never sees it.
  */
 export async function api<T>(method: string, path: string, options: { body?: unknown; session?: boolean; cookies?: boolean } = {}): Promise<T> {
+  const text = await (await send(method, path, { ...options, accept: 'application/json' })).text();
+  try {
+    return (text ? JSON.parse(text) : undefined) as T;
+  } catch {
+    return undefined as T;
+  }
+}
+
+/**
+ * A file of the API (a CSV export), fetched with the session like any call:
+ * a plain link could not carry the Authorization header. The page then offers
+ * the Blob as a download (saveBlob).
+ */
+export async function apiFile(path: string, accept: string): Promise<{ blob: Blob; fileName?: string }> {
+  const response = await send('GET', path, { accept });
+  // The file name the API gives (Content-Disposition: attachment; filename="…"), read by the page since it saves the file itself.
+  const fileName = /filename="([^"\\/]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
+  return { blob: await response.blob(), fileName };
+}
+
+/** Saves a Blob under a file name through a temporary object URL: a download, which the page's CSP (it governs loads, not downloads) lets through. */
+export function saveBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The click starts the download at once; the URL is only needed until then.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+async function send(method: string, path: string, options: { body?: unknown; session?: boolean; cookies?: boolean; accept: string }): Promise<Response> {
   const token = options.session === false ? undefined : loadToken();
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: options.accept };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
   let response: Response;
@@ -103,6 +203,7 @@ export async function api<T>(method: string, path: string, options: { body?: unk
   } catch {
     throw new ApiError(0, 'network', 'The sandbox could not be reached. Check the connection and try again.');
   }
+  if (response.ok) return response;
   const text = await response.text();
   let json: unknown;
   try {
@@ -110,17 +211,14 @@ export async function api<T>(method: string, path: string, options: { body?: unk
   } catch {
     json = undefined;
   }
-  if (!response.ok) {
-    const error = (json as { error?: { code?: unknown; message?: unknown; requestId?: unknown } } | undefined)?.error;
-    const code = typeof error?.code === 'string' ? error.code : `http_${response.status}`;
-    const message = typeof error?.message === 'string' ? error.message : `The sandbox answered ${response.status} ${response.statusText}.`;
-    if (response.status === 401 && token) {
-      clearToken();
-      sessionEnded();
-    }
-    throw new ApiError(response.status, code, message, typeof error?.requestId === 'string' ? error.requestId : undefined);
+  const error = (json as { error?: { code?: unknown; message?: unknown; requestId?: unknown } } | undefined)?.error;
+  const code = typeof error?.code === 'string' ? error.code : `http_${response.status}`;
+  const message = typeof error?.message === 'string' ? error.message : `The sandbox answered ${response.status} ${response.statusText}.`;
+  if (response.status === 401 && token) {
+    clearToken();
+    sessionEnded();
   }
-  return json as T;
+  throw new ApiError(response.status, code, message, typeof error?.requestId === 'string' ? error.requestId : undefined);
 }
 
 /** Words for any failure: an API refusal's own message, else something a person can act on. */

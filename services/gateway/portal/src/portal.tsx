@@ -1,9 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf, onSessionEnded, type Issued, type User } from './api';
-import { useRoute } from './route';
+import { useRoute } from './components/hooks';
+import { hrefOf, type Route } from './route';
 import { clearToken, loadToken, saveToken } from './session';
 import { AppDetailScreen } from './screens/app-detail';
 import { AppsScreen } from './screens/apps';
+import { ClassesScreen, ClassScreen } from './screens/classes';
+import { ExercisesScreen } from './screens/exercises';
 import { GetStartedScreen } from './screens/get-started';
 import { SignInScreen } from './screens/sign-in';
 import { forgetSsoHash, ssoErrorIn, ssoSignedInIn, type SsoError } from './sso';
@@ -60,8 +63,8 @@ export function Portal() {
 
   // Credentials stay on screen only while the learner stays with that app.
   useEffect(() => {
-    if (revealed && (route.screen === 'apps' || route.id !== revealed.appId)) setRevealed(undefined);
-    if (route.screen !== 'apps') setFlash(undefined);
+    if (revealed && !((route.screen === 'app' || route.screen === 'start') && route.id === revealed.appId)) setRevealed(undefined);
+    if (route.screen !== 'apps' && route.screen !== 'classes') setFlash(undefined);
   }, [route]);
 
   function signedIn(newToken: string) {
@@ -120,6 +123,7 @@ export function Portal() {
           )}
         </div>
       </header>
+      {token && !pickingUp && <MainNav route={route} operator={user?.operator === true} />}
       <main id="main" tabIndex={-1}>
         {pickingUp ? (
           <p role="status">Finishing the sign-in…</p>
@@ -144,8 +148,20 @@ export function Portal() {
               location.hash = '#/apps';
             }}
           />
+        ) : route.screen === 'start' ? (
+          <GetStartedScreen id={route.id} style={route.style} revealed={revealed?.appId === route.id ? revealed.values : undefined} />
+        ) : route.screen === 'exercises' ? (
+          <ExercisesScreen />
+        ) : route.screen === 'classes' ? (
+          <ClassesScreen flash={flash} />
         ) : (
-          <GetStartedScreen id={route.id} revealed={revealed?.appId === route.id ? revealed.values : undefined} />
+          <ClassScreen
+            id={route.id}
+            onGone={(message) => {
+              setFlash(message);
+              location.hash = hrefOf({ screen: 'classes' });
+            }}
+          />
         )}
       </main>
       <footer class="bottom">
@@ -158,5 +174,32 @@ export function Portal() {
         </nav>
       </footer>
     </>
+  );
+}
+
+/**
+ * The signed-in learner's screens. Classes only for an operator, as GET
+ * /api/me says: for anyone else its API answers 404 like every operator
+ * route, so offering it would only lead to an error.
+ */
+function MainNav({ route, operator }: { route: Route; operator: boolean }) {
+  const current = route.screen === 'app' || route.screen === 'start' ? 'apps' : route.screen === 'class' ? 'classes' : route.screen;
+  const items: Array<{ screen: 'apps' | 'exercises' | 'classes'; label: string }> = [
+    { screen: 'apps', label: 'Your apps' },
+    { screen: 'exercises', label: 'Exercises' },
+    ...(operator ? [{ screen: 'classes' as const, label: 'Classes' }] : []),
+  ];
+  return (
+    <nav class="main-nav" aria-label="Portal">
+      <ul>
+        {items.map((item) => (
+          <li key={item.screen}>
+            <a href={hrefOf({ screen: item.screen })} aria-current={current === item.screen ? 'page' : undefined}>
+              {item.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }

@@ -1,30 +1,47 @@
-import { useEffect, useState } from 'preact/hooks';
-
 /*
  * Where the learner is, in the URL's hash: #/apps, #/apps/<id>,
- * #/apps/<id>/start. Only ids and names of screens, never a secret.
+ * #/apps/<id>/start (optionally /start/<style>, the snippet style to show
+ * first), #/exercises, and for operators #/classes and #/classes/<id>. Only
+ * ids and names of screens, never a secret. Pure (no Preact, no DOM but
+ * `navigate`), so the unit tests read it as the page does; useRoute in
+ * components/hooks.ts follows the hash.
  */
-export type Route = { screen: 'apps' } | { screen: 'app'; id: string } | { screen: 'start'; id: string };
+export type Route =
+  | { screen: 'apps' }
+  | { screen: 'app'; id: string }
+  | { screen: 'start'; id: string; style?: string }
+  | { screen: 'exercises' }
+  | { screen: 'classes' }
+  | { screen: 'class'; id: string };
 
 export function parseRoute(hash: string): Route {
-  const match = /^#\/apps\/([0-9a-f]{24})(\/start)?\/?$/.exec(hash);
+  if (/^#\/exercises\/?$/.test(hash)) return { screen: 'exercises' };
+  if (/^#\/classes\/?$/.test(hash)) return { screen: 'classes' };
+  const klass = /^#\/classes\/([A-Za-z0-9_-]{1,64})\/?$/.exec(hash);
+  if (klass) return { screen: 'class', id: klass[1] };
+  const match = /^#\/apps\/([0-9a-f]{24})(\/start(?:\/([a-z0-9_]{1,40}))?)?\/?$/.exec(hash);
   if (!match) return { screen: 'apps' };
-  return match[2] ? { screen: 'start', id: match[1] } : { screen: 'app', id: match[1] };
+  if (!match[2]) return { screen: 'app', id: match[1] };
+  return match[3] ? { screen: 'start', id: match[1], style: match[3] } : { screen: 'start', id: match[1] };
 }
 
-export const hrefOf = (route: Route): string =>
-  route.screen === 'apps' ? '#/apps' : route.screen === 'app' ? `#/apps/${route.id}` : `#/apps/${route.id}/start`;
+export function hrefOf(route: Route): string {
+  switch (route.screen) {
+    case 'apps':
+      return '#/apps';
+    case 'app':
+      return `#/apps/${route.id}`;
+    case 'start':
+      return `#/apps/${route.id}/start${route.style ? `/${route.style}` : ''}`;
+    case 'exercises':
+      return '#/exercises';
+    case 'classes':
+      return '#/classes';
+    case 'class':
+      return `#/classes/${encodeURIComponent(route.id)}`;
+  }
+}
 
 export function navigate(route: Route): void {
   location.hash = hrefOf(route);
-}
-
-export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(location.hash));
-  useEffect(() => {
-    const update = () => setRoute(parseRoute(location.hash));
-    window.addEventListener('hashchange', update);
-    return () => window.removeEventListener('hashchange', update);
-  }, []);
-  return route;
 }

@@ -80,7 +80,13 @@ describe('portal accounts and sessions (through the gateway)', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       const me = await request('GET', '/api/me', { token: res.json().token });
       expect(me.status).toBe(200);
-      expect(me.json()).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), email: address, provider: 'password', createdAt: expect.any(String) });
+      expect(me.json()).toEqual({
+        id: expect.stringMatching(/^[0-9a-f]{24}$/),
+        email: address,
+        provider: 'password',
+        createdAt: expect.any(String),
+        operator: false,
+      });
     });
 
     it('when the email is taken (in any letter case), then 409 email_taken', async () => {

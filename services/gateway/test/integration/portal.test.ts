@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   apiRequest,
@@ -16,6 +15,7 @@ import {
   type RunningSystem,
 } from '@sandbox/testing';
 import { launchChromium } from '../../../../test/support/browser';
+import { expectAccessible, expectKeyboardReachesEverything, openPage as openPageIn } from './portal-checks';
 import { AUTH_STYLES, authSnippet, PAGINATION_STYLES, paginationSnippet, type SnippetInput } from '../../portal/src/snippets';
 
 // Five processes, a browser and a few dozen page actions on a busy 2-core machine.
@@ -69,24 +69,8 @@ afterAll(async () => {
 
 // ---- helpers -------------------------------------------------------------------
 
-/** A browser context whose pages report every Content-Security-Policy violation and page error. */
-async function openPage(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser!.newContext({ viewport });
-  context.setDefaultTimeout(30_000);
-  const problems: string[] = [];
-  // An init script is injected by the DevTools protocol, not by the page, so the CSP does not apply to it.
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`);
-    });
-  });
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|CSP violation/i.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  return { context, page, problems };
-}
+/** A page of this suite's browser that reports CSP violations and page errors (portal-checks.ts). */
+const openPage = (viewport = DESKTOP) => openPageIn(browser!, viewport);
 
 /** Nothing secret anywhere the browser keeps things: only the session token, under its one key. */
 async function expectNothingStored(page: Page, context: BrowserContext, secrets: readonly string[]) {
@@ -102,59 +86,6 @@ async function expectNothingStored(page: Page, context: BrowserContext, secrets:
 }
 
 const sessionToken = (page: Page) => page.evaluate((key) => sessionStorage.getItem(key), SESSION_KEY);
-
-/** axe-core on the screen as it is: no serious or critical violation. */
-async function expectAccessible(page: Page, screen: string) {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) }));
-  });
-  expect({ screen, violations: violations.filter((v) => v.impact === 'serious' || v.impact === 'critical') }).toEqual({ screen, violations: [] });
-}
-
-/**
- * The keyboard alone: pressing Tab reaches every visible, enabled control of
- * the screen, each showing a focus outline.
- */
-async function expectKeyboardReachesEverything(page: Page, screen: string) {
-  const total = await page.evaluate(() => {
-    const selector = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
-    const controls = Array.from(document.querySelectorAll<HTMLElement>(selector)).filter(
-      (el) => !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0 && !el.closest('dialog:not([open]), [inert]'),
-    );
-    controls.forEach((el, i) => el.setAttribute('data-keyboard-pass', String(i)));
-    return controls.length;
-  });
-  const reached = new Set<string>();
-  const unringed: string[] = [];
-  for (let press = 0; press < 2 * total + 4 && reached.size < total; press++) {
-    await page.keyboard.press('Tab');
-    const focused = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      const index = el?.getAttribute('data-keyboard-pass');
-      if (!el || index === null || index === undefined) return undefined;
-      const style = getComputedStyle(el);
-      return {
-        index,
-        ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
-        name: `${el.tagName} ${el.id || el.textContent?.trim().slice(0, 30)}`,
-      };
-    });
-    if (!focused) continue;
-    reached.add(focused.index);
-    if (!focused.ring) unringed.push(focused.name);
-  }
-  const missed = await page.evaluate(
-    (seen) =>
-      Array.from(document.querySelectorAll<HTMLElement>('[data-keyboard-pass]'))
-        .filter((el) => !seen.includes(el.getAttribute('data-keyboard-pass')!))
-        .map((el) => `${el.tagName} ${el.id || el.textContent?.trim().slice(0, 30)}`),
-    [...reached],
-  );
-  expect({ screen, total: total > 0, missed, unringed: [...new Set(unringed)] }).toEqual({ screen, total: true, missed: [], unringed: [] });
-  await page.evaluate(() => document.querySelectorAll('[data-keyboard-pass]').forEach((el) => el.removeAttribute('data-keyboard-pass')));
-}
 
 /** Screenshots at desktop and phone width; at phone width nothing may scroll sideways. */
 async function screenshots(page: Page, name: string) {

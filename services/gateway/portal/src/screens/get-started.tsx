@@ -17,16 +17,29 @@ import {
   type SnippetInput,
 } from '../snippets';
 
-export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issued }) {
+const isAuthStyle = (id: string | undefined): id is AuthStyle => AUTH_STYLES.some((s) => s.id === id);
+const isPageStyle = (id: string | undefined): id is PaginationStyle => PAGINATION_STYLES.some((s) => s.id === id);
+
+/** `style`: the snippet to show first (#/apps/<id>/start/<style>, from an exercise); its section's heading gets the focus. */
+export function GetStartedScreen({ id, style, revealed }: { id: string; style?: string; revealed?: Issued }) {
   const { app, loadError } = useApp(id);
-  const [authStyle, setAuthStyle] = useState<AuthStyle>('api_key_header');
-  const [pageStyle, setPageStyle] = useState<PaginationStyle>('page');
+  const [authStyle, setAuthStyle] = useState<AuthStyle>(isAuthStyle(style) ? style : 'api_key_header');
+  const [pageStyle, setPageStyle] = useState<PaginationStyle>(isPageStyle(style) ? style : 'page');
   const heading = useRef<HTMLHeadingElement>(null);
+  const authHeading = useRef<HTMLHeadingElement>(null);
+  const pageHeading = useRef<HTMLHeadingElement>(null);
   const baseUrl = useMemo(() => baseUrlFromPage(location.href), []);
 
   useEffect(() => {
-    heading.current?.focus();
-  }, [app === undefined]);
+    if (isAuthStyle(style)) setAuthStyle(style);
+    if (isPageStyle(style)) setPageStyle(style);
+  }, [style]);
+
+  useEffect(() => {
+    const target = app && isAuthStyle(style) ? authHeading.current : app && isPageStyle(style) ? pageHeading.current : heading.current;
+    target?.focus();
+    if (target !== heading.current) target?.scrollIntoView({ block: 'start' });
+  }, [app === undefined, style]);
 
   if (!app) {
     return (
@@ -89,7 +102,9 @@ export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issu
       {app.status === 'revoked' && <p class="warning">This app is revoked: every snippet here will be refused (401).</p>}
 
       <section aria-labelledby="auth-title">
-        <h2 id="auth-title">Authentication styles</h2>
+        <h2 id="auth-title" ref={authHeading} tabIndex={-1}>
+          Authentication styles
+        </h2>
         <div class="field">
           <label for="auth-style">Style</label>
           <select id="auth-style" value={authStyle} onChange={(e) => setAuthStyle(e.currentTarget.value as AuthStyle)}>
@@ -120,7 +135,9 @@ export function GetStartedScreen({ id, revealed }: { id: string; revealed?: Issu
       </section>
 
       <section aria-labelledby="paging-title">
-        <h2 id="paging-title">Pagination styles</h2>
+        <h2 id="paging-title" ref={pageHeading} tabIndex={-1}>
+          Pagination styles
+        </h2>
         <div class="field">
           <label for="page-style">Style</label>
           <select id="page-style" value={pageStyle} onChange={(e) => setPageStyle(e.currentTarget.value as PaginationStyle)}>
