@@ -20,12 +20,53 @@ const SHOWN_WITHIN = 30_000;
 const OPERATOR = `instructor-${Date.now().toString(36)}@example.org`;
 const CLASS_NAME = 'Monday workshop';
 
+type LearnerApp = { appId: string; appSecret: string; apiKey: string };
+interface LearnerRequest {
+  path: string;
+  init: (app: LearnerApp) => RequestInit & { timeoutMs?: number };
+  /** The status, or the error fetch threw. */
+  answer: number | string;
+}
+
+const basicOf = (app: LearnerApp, secret: string) => ({ headers: { Authorization: `Basic ${btoa(`${app.appId}:${secret}`)}` } });
+const withKey = (app: LearnerApp) => ({ headers: { 'X-API-Key': app.apiKey } });
+const EMPLOYEES = '/playground/data/hr/employees';
+
+/**
+ * Three exercises (docs/exercises.md), one of each kind, each with a failed
+ * attempt first whose hint the learner must be shown: an auth style with the
+ * wrong secret, then the right one; a paging style stopped after the first
+ * page, then walked to the last (hr/employees: 2,173 rows, 1,000 a page); a
+ * client timeout that waits the whole delay, then one shorter than it.
+ */
+const LEARNER_STEPS: Array<{ exercise: string; fails: LearnerRequest; hintSays: RegExp; fixes: LearnerRequest[] }> = [
+  {
+    exercise: 'auth-basic',
+    fails: { path: '/playground/auth/basic', init: (app) => basicOf(app, 'as_not-the-secret'), answer: 401 },
+    hintSays: /401/,
+    fixes: [{ path: '/playground/auth/basic', init: (app) => basicOf(app, app.appSecret), answer: 200 }],
+  },
+  {
+    exercise: 'paging-page',
+    fails: { path: `${EMPLOYEES}?page=1&page_size=1000`, init: withKey, answer: 200 },
+    hintSays: /last page|next/i,
+    fixes: [2, 3].map((page) => ({ path: `${EMPLOYEES}?page=${page}&page_size=1000`, init: withKey, answer: 200 })),
+  },
+  {
+    exercise: 'http-timeout',
+    fails: { path: '/playground/timeout?delay=100', init: withKey, answer: 200 },
+    hintSays: /waited the whole delay of 100 ms/,
+    fixes: [{ path: '/playground/timeout?delay=20000', init: (app) => ({ ...withKey(app), timeoutMs: 1000 }), answer: 'TimeoutError' }],
+  },
+];
+
 /*
  * Classes in the portal, in a real browser against the whole system
  * (docs/exercises.md, "In the portal"): an operator creates a class in the
  * page and reads its join code; a learner joins with it in their own page,
- * then makes requests from this test; the operator's open grid changes
- * without a reload, and its CSV (fetched by the page with the session, saved
+ * then works through three exercises with requests their page makes, each
+ * failing first with the hint shown on their screen; the operator's open
+ * grid changes without a reload, and its CSV (fetched by the page with the session, saved
  * as a download) has the learner's row. axe on each screen at desktop and
  * 360 px.
  */
@@ -37,7 +78,7 @@ describe('the portal Classes screens', () => {
   let learner: Page;
   let joinCode = '';
   let classId = '';
-  let app: { appId: string; appSecret: string };
+  let app: LearnerApp;
   const learnerEmail = `learner-${Date.now().toString(36)}@example.org`;
 
   beforeAll(async () => {
@@ -61,8 +102,30 @@ describe('the portal Classes screens', () => {
   });
 
   const cell = (exercise: string) => operator.locator(`tr[data-learner="${learnerEmail}"] td[data-exercise="${exercise}"]`);
-  const basic = (secret: string) =>
-    fetch(`${system.baseUrl}/playground/auth/basic`, { headers: { Authorization: `Basic ${Buffer.from(`${app.appId}:${secret}`).toString('base64')}` } });
+  const state = (exercise: string, shown: string) =>
+    operator.locator(`tr[data-learner="${learnerEmail}"] td[data-exercise="${exercise}"][data-state="${shown}"]`);
+  /**
+   * A request the learner's own page makes, as their app: the browser is
+   * their client (the portal's origin is the gateway's, so no CORS is
+   * involved). The answer's status, or the name of the error fetch threw
+   * (TimeoutError when the page's own timeout ended it first).
+   */
+  const fromLearnerPage = (path: string, init: RequestInit & { timeoutMs?: number }) =>
+    learner.evaluate(
+      async ({ url, headers, timeoutMs }) => {
+        try {
+          // credentials 'omit', as a learner's own page on another origin sends them: with the portal's own origin
+          // ('same-origin'), Chromium would answer a Basic 401 with its sign-in prompt, which nobody closes here.
+          const signal = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
+          const answer = await fetch(url, { headers, credentials: 'omit', signal });
+          await answer.arrayBuffer();
+          return answer.status;
+        } catch (error) {
+          return (error as Error).name;
+        }
+      },
+      { url: `${system.baseUrl}${path}`, headers: init.headers as Record<string, string>, timeoutMs: init.timeoutMs },
+    );
 
   it('when an operator signs in, then Classes is offered; a class created there shows its join code', async () => {
     await signUpInPage(operator, system.baseUrl, OPERATOR);
@@ -101,7 +164,7 @@ describe('the portal Classes screens', () => {
     await expectAccessibleAtBothWidths(learner, 'exercises-in-class');
   });
 
-  it("when the learner makes requests, then the operator's open grid changes without a reload, and its CSV has the learner's row", async () => {
+  it("when the learner works through an auth style, a paging style and an HTTP skill from their page, each failing first, then their screen shows each hint and the operator's open grid and CSV follow, without a reload", async () => {
     await operator.getByRole('link', { name: "Open the class's grid" }).click();
     await operator.getByRole('heading', { level: 1, name: CLASS_NAME }).waitFor();
     classId = /#\/classes\/([^/]+)$/.exec(operator.url())![1];
@@ -110,13 +173,24 @@ describe('the portal Classes screens', () => {
     expect(await cell('auth-basic').textContent()).toContain('Not started');
     await expectAccessibleAtBothWidths(operator, 'class-grid');
     await markDocument(operator);
+    await markDocument(learner);
 
-    expect((await basic('as_not-the-secret')).status).toBe(401);
-    await operator.locator(`tr[data-learner="${learnerEmail}"] td[data-exercise="auth-basic"][data-state="attempted"]`).waitFor({ timeout: SHOWN_WITHIN });
-    expect((await basic(app.appSecret)).status).toBe(200);
-    await operator.locator(`tr[data-learner="${learnerEmail}"] td[data-exercise="auth-basic"][data-state="done"]`).waitFor({ timeout: SHOWN_WITHIN });
-    expect(await cell('auth-basic').textContent()).toContain('Done');
+    for (const step of LEARNER_STEPS) {
+      expect(await fromLearnerPage(step.fails.path, step.fails.init(app))).toBe(step.fails.answer);
+      // The learner reads why on their own screen; the instructor sees the attempt in the grid.
+      const hint = learner.locator(`li[data-exercise="${step.exercise}"].exercise-attempted .hint-box`);
+      await hint.waitFor({ timeout: SHOWN_WITHIN });
+      expect(await hint.textContent()).toMatch(step.hintSays);
+      await state(step.exercise, 'attempted').waitFor({ timeout: SHOWN_WITHIN });
+
+      for (const request of step.fixes) expect(await fromLearnerPage(request.path, request.init(app))).toBe(request.answer);
+      await learner.locator(`li[data-exercise="${step.exercise}"].exercise-done`).waitFor({ timeout: SHOWN_WITHIN });
+      await state(step.exercise, 'done').waitFor({ timeout: SHOWN_WITHIN });
+      expect(await cell(step.exercise).textContent()).toContain('Done');
+    }
     await expectSameDocument(operator);
+    await expectSameDocument(learner);
+    expect(await learner.locator('.summary strong').textContent()).toMatch(/^[3-9] of \d+ done$/);
     const summary = operator.getByRole('row', { name: /^Basic/ });
     expect(await summary.getByRole('cell').first().textContent()).toBe('1');
 
@@ -124,12 +198,15 @@ describe('the portal Classes screens', () => {
     expect(download.suggestedFilename()).toMatch(/\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8');
     const [header, ...rows] = csv.trim().split(/\r?\n/);
-    const basicColumn = header.split(',').indexOf('auth-basic');
-    expect(basicColumn).toBeGreaterThan(0);
-    const row = rows.find((line) => line.startsWith(learnerEmail));
-    expect(row?.split(',')[basicColumn]).toBe('done');
+    const row = rows.find((line) => line.startsWith(learnerEmail))?.split(',');
+    for (const { exercise } of LEARNER_STEPS) {
+      const column = header.split(',').indexOf(exercise);
+      expect(column).toBeGreaterThan(0);
+      expect(row?.[column]).toBe('done');
+    }
     await expectAccessibleAtBothWidths(operator, 'class-grid-progress');
     await expectKeyboardReachesEverything(operator, 'class-grid-progress');
+    await expectAccessibleAtBothWidths(learner, 'exercises-progress');
   });
 
   it('when the stuck time is not a number of minutes, then the field says so', async () => {
