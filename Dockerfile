@@ -40,6 +40,10 @@ COPY tsconfig.base.json tsconfig.build.json ./
 COPY proto/ proto/
 COPY packages/ packages/
 COPY services/ services/
+# The guides (docs/*.md), which `npm run build` renders into the gateway's
+# dist/guides (served at /guides/); they reach the runtime stage with the rest
+# of services/gateway/dist.
+COPY docs/ docs/
 RUN npm run build
 
 # Production dependencies only; workspace packages are linked, not copied.

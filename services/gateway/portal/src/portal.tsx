@@ -166,8 +166,9 @@ export function Portal() {
       </main>
       <footer class="bottom">
         {/* Relative, like every address of the page: they work behind a proxy prefix too. */}
-        <nav aria-label="The API">
+        <nav aria-label="Documentation">
           <a href="../docs/">API reference</a>
+          <a href="../guides/">Guides</a>
           <a href="../openapi.json">OpenAPI document</a>
           <a href="../postman/training-sandbox.postman_collection.json">Postman collection</a>
           <a href="../postman/training-sandbox.postman_environment.json">Postman environment</a>

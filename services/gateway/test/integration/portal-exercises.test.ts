@@ -75,8 +75,10 @@ describe('the portal Exercises screen', () => {
       expect.arrayContaining([expect.stringMatching(/^Getting started/), expect.stringMatching(/^Authentication/), expect.stringMatching(/^Paging/)]),
     );
     expect(await page.getByRole('link', { name: 'Exercises' }).getAttribute('aria-current')).toBe('page');
-    // The doc section it teaches, named exactly.
-    expect(await card('auth-basic').locator('code').first().textContent()).toMatch(/^docs\/auth-playground\.md#/);
+    // The doc section it teaches, named exactly, and a link to it in the guides the gateway serves.
+    const read = card('auth-basic').getByRole('link', { name: /^Read: docs\/auth-playground\.md#/ });
+    expect(await read.locator('code').textContent()).toMatch(/^docs\/auth-playground\.md#/);
+    expect(await read.getAttribute('href')).toMatch(/^\.\.\/guides\/auth-playground\.html#[a-z0-9-]+$/);
     await expectAccessibleAtBothWidths(page, 'exercises');
     await expectKeyboardReachesEverything(page, 'exercises');
   });
@@ -148,5 +150,20 @@ describe('the portal Exercises screen', () => {
     expect(await page.locator('#class-code-error').textContent()).toMatch(/No class has this join code/);
     expect(await page.getByLabel('Join a class: its code').getAttribute('aria-invalid')).toBe('true');
     await expectAccessibleAtBothWidths(page, 'exercises-join-refused');
+  });
+
+  it("when the learner follows an exercise to its doc section, then the guide opens at that section's heading", async () => {
+    // The screen the previous step left open.
+    const read = card('auth-basic').getByRole('link', { name: /^Read: / });
+    const href = await read.evaluate((a) => (a as HTMLAnchorElement).href);
+    const anchor = new URL(href).hash.slice(1);
+    // In a page of its own, as a new tab would open it: the portal stays as it is.
+    const guide = await context.newPage();
+    try {
+      await guide.goto(href);
+      expect(await guide.locator(':target').evaluate((el) => `${el.tagName.toLowerCase()}#${el.id}`)).toMatch(new RegExp(`^h[1-6]#${anchor}$`));
+    } finally {
+      await guide.close();
+    }
   });
 });

@@ -175,9 +175,9 @@ describe('the portal page, as a learner uses it', () => {
     await checkScreen(page, 'sign-in');
   });
 
-  it('when the footer is read, then it links the API reference, the OpenAPI document and the Postman files, each of which answers', async () => {
-    const links = page.getByRole('navigation', { name: 'The API' }).getByRole('link');
-    expect(await links.allTextContents()).toEqual(['API reference', 'OpenAPI document', 'Postman collection', 'Postman environment']);
+  it('when the footer is read, then it links the API reference, the guides, the OpenAPI document and the Postman files, each of which answers', async () => {
+    const links = page.getByRole('navigation', { name: 'Documentation' }).getByRole('link');
+    expect(await links.allTextContents()).toEqual(['API reference', 'Guides', 'OpenAPI document', 'Postman collection', 'Postman environment']);
     for (const href of await links.evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href))) {
       const res = await fetch(href);
       expect({ href, status: res.status }).toEqual({ href, status: 200 });

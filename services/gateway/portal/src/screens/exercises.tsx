@@ -4,6 +4,7 @@ import { ConfirmDialog, type ConfirmRequest } from '../components/confirm-dialog
 import { ErrorText } from '../components/error-text';
 import { useAction, usePolling } from '../components/hooks';
 import { formatTime } from '../format';
+import { guideHref } from '../guides';
 import { hrefOf } from '../route';
 import { AUTH_STYLES, PAGINATION_STYLES } from '../snippets';
 
@@ -196,10 +197,7 @@ function ExerciseCard({ exercise, app }: { exercise: Exercise; app?: App }) {
         </p>
       )}
       <p class="exercise-links">
-        {/* The gateway serves the API reference, not the project's Markdown docs: the section is named exactly, to open in the repository. */}
-        <span>
-          Read: <code>{exercise.docs}</code>
-        </span>
+        <GuideLink docs={exercise.docs} title={exercise.title} />
         {snippet && app && (
           <a href={hrefOf({ screen: 'start', id: app.id, style: exercise.snippet })}>
             Code: {snippet}
@@ -208,6 +206,21 @@ function ExerciseCard({ exercise, app }: { exercise: Exercise; app?: App }) {
         )}
       </p>
     </li>
+  );
+}
+
+/** The section of the guides the exercise teaches, opened at its heading (/guides/, served by the gateway). */
+function GuideLink({ docs, title }: { docs: string; title: string }) {
+  const href = guideHref(docs);
+  // The path as in the repository: exact, and what a reader of a checkout opens.
+  const label = <code>{docs}</code>;
+  // A path the guides do not serve (not expected: every exercise's is a guide's section) is still named, as text.
+  if (!href) return <span>Read: {label}</span>;
+  return (
+    <a href={href}>
+      Read: {label}
+      <span class="visually-hidden"> for {title}</span>
+    </a>
   );
 }
 

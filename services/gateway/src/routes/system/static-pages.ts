@@ -11,12 +11,15 @@ import type { Mount } from '../../http/server';
 /** What the gateway serves as files, each built into dist/<dir> by `npm run build`. */
 export const PORTAL_PREFIX = '/portal';
 export const DOCS_PREFIX = '/docs';
+export const GUIDES_PREFIX = '/guides';
 export const POSTMAN_PREFIX = '/postman';
 export const POSTMAN_COLLECTION = 'training-sandbox.postman_collection.json';
 export const POSTMAN_ENVIRONMENT = 'training-sandbox.postman_environment.json';
 const PAGES = [
   { prefix: PORTAL_PREFIX, dir: 'portal', entry: 'index.html', script: 'build:portal' },
   { prefix: DOCS_PREFIX, dir: 'docs', entry: 'index.html', script: 'build:docs' },
+  // The project's guides, docs/*.md rendered to HTML (scripts/build-guides.cjs): the exercises link to their sections.
+  { prefix: GUIDES_PREFIX, dir: 'guides', entry: 'index.html', script: 'build:guides' },
   // Downloads: a Postman collection and environment generated from the OpenAPI document.
   { prefix: POSTMAN_PREFIX, dir: 'postman', entry: POSTMAN_COLLECTION, script: 'build:postman' },
 ] as const;
@@ -31,10 +34,11 @@ export interface StaticPages {
 }
 
 /**
- * The portal (/portal/) and the API reference (/docs/), as files. Built with
- * relative asset URLs, they are served from dist/<page> with the pages'
- * Content-Security-Policy (self only, no inline script or style); each calls
- * the API relative to its own address, so both work at any proxy prefix.
+ * The portal (/portal/), the API reference (/docs/) and the guides
+ * (/guides/), as files. Built with relative URLs, they are served from
+ * dist/<page> with the pages' Content-Security-Policy (self only, no inline
+ * script or style); each calls the API relative to its own address, so all
+ * work at any proxy prefix.
  * Hashed assets are cached for a year, the page itself is revalidated every
  * time. `/portal` redirects to `/portal/` with a relative Location, so the
  * prefix the client sees is kept. Whatever no file answers falls through to
