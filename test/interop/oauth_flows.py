@@ -96,6 +96,8 @@ def authorization_code(base, app_id, app_secret, redirect_uri):
     token = session.fetch_token(f"{base}/oauth/token", authorization_response=location, client_secret=app_secret)
     first_access = token["access_token"]
     refreshed = session.refresh_token(f"{base}/oauth/token", client_id=app_id, client_secret=app_secret)
+    # Again, with the refresh token the first refresh rotated in (the session keeps it): a rotation followed through.
+    refreshed_again = session.refresh_token(f"{base}/oauth/token", client_id=app_id, client_secret=app_secret)
     data = session.get(f"{base}/playground/data/stocks/tickers", params={"page_size": 1}, timeout=30)
     return {
         "redirect_status": answer.status_code,
@@ -103,6 +105,7 @@ def authorization_code(base, app_id, app_secret, redirect_uri):
         "token_fields": sorted(token.keys()),
         "refreshed_fields": sorted(refreshed.keys()),
         "access_token_changed": refreshed["access_token"] != first_access,
+        "rotated_twice": refreshed_again["refresh_token"] not in (token["refresh_token"], refreshed["refresh_token"]),
         "data_status": data.status_code,
     }
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,13 @@ import { fetchFromPage, launchChromium, servePageOrigin } from '../../../../test
 
 jest.setTimeout(120_000);
 const run = promisify(execFile);
+
+/** The HMAC scheme's three headers (docs/auth-playground.md), computed with node:crypto as a learner's client would. */
+function hmacHeaders(appId: string, apiKey: string, path: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', apiKey).update(`${timestamp}.GET.${path}`).digest('hex');
+  return { 'x-app-id': appId, 'x-timestamp': timestamp, 'x-signature': signature };
+}
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
 interface ExerciseJson {
@@ -75,11 +82,85 @@ describe('exercises', () => {
 
   it('when a learner runs the OAuth flows with requests-oauthlib, then OAuth 1.0a, client credentials and the code with PKCE are done', async () => {
     const { session, app } = await learner();
-    await runPythonScript('oauth_flows.py', [system.baseUrl, app.appId, app.appSecret, app.apiKey, REDIRECT]);
-    const done = ['auth-oauth1', 'auth-oauth2-client-credentials', 'auth-oauth2-pkce'];
+    const flows = await runPythonScript<{ authorization_code: { rotated_twice: boolean } }>('oauth_flows.py', [
+      system.baseUrl,
+      app.appId,
+      app.appSecret,
+      app.apiKey,
+      REDIRECT,
+    ]);
+    expect(flows.authorization_code.rotated_twice).toBe(true);
+    const done = ['auth-oauth1', 'auth-oauth2-client-credentials', 'auth-oauth2-pkce', 'auth-oauth2-refresh'];
     const states = await until(session, (s) => done.every((id) => s[id].status === 'done'));
     expect(states['auth-oauth2-client-credentials'].doneWithApp).toBe('Practice app');
+
+    // A refresh with a token that is not one is refused, and the rotation is only attempted, with the rule.
+    const other = await learner();
+    const form = ['-d', 'grant_type=refresh_token', '-d', 'refresh_token=rt_not-a-refresh-token'];
+    expect(await curl('-u', `${other.app.appId}:${other.app.appSecret}`, ...form, `${system.baseUrl}/oauth/token`)).toBe('400');
+    const refused = await until(other.session, (s) => s['auth-oauth2-refresh'].status === 'attempted');
+    expect(refused['auth-oauth2-refresh'].hint).toMatch(/invalid_grant/);
   });
+
+  it('when a learner uses each remaining auth style with curl, fetch and Python requests, then each is done; a refused try with a key that names no app does not count, one that names the app is an attempt', async () => {
+    const { session, app } = await learner();
+    const wrong = await learner();
+    // Keys that name nobody: refused, and nothing is recorded for anyone.
+    expect(await curl('-H', 'Authorization: Bearer bt_not-a-real-token', `${system.baseUrl}/playground/auth/bearer`)).toBe('401');
+    expect(await curl('-H', 'x-api-key: ak_not-a-real-key', `${system.baseUrl}/playground/auth/api-key`)).toBe('401');
+    // Signed with the wrong key, or the wrong password: refused, and the app's id in the request makes it an attempt.
+    expect(
+      (await fetch(`${system.baseUrl}/playground/auth/hmac`, { headers: hmacHeaders(wrong.app.appId, 'ak_not-the-key', '/playground/auth/hmac') })).status,
+    ).toBe(401);
+    expect(await curl('--digest', '-u', `${wrong.app.appId}:ak_not-the-key`, `${system.baseUrl}/playground/auth/digest`)).toBe('401');
+    const attempted = await until(wrong.session, (s) => s['auth-hmac'].status === 'attempted' && s['auth-digest'].status === 'attempted');
+    expect(attempted['auth-hmac'].hint).toMatch(/signature/i);
+    expect(attempted['auth-bearer'].status).toBe('not_started');
+    expect(attempted['auth-api-key-header'].status).toBe('not_started');
+
+    expect(await curl('-H', `Authorization: Bearer ${app.bearerToken}`, `${system.baseUrl}/playground/auth/bearer`)).toBe('200');
+    expect(await curl('-H', `x-api-key: ${app.apiKey}`, `${system.baseUrl}/playground/auth/api-key`)).toBe('200');
+    expect((await fetch(`${system.baseUrl}/playground/auth/api-key-query?api_key=${app.apiKey}`)).status).toBe(200);
+    expect((await fetch(`${system.baseUrl}/playground/auth/hmac`, { headers: hmacHeaders(app.appId, app.apiKey, '/playground/auth/hmac') })).status).toBe(200);
+    // requests' HTTPDigestAuth answers the challenge itself (auth_styles.py), as do its Basic and PyJWT.
+    await runPythonScript('auth_styles.py', [system.baseUrl, app.appId, app.appSecret, app.apiKey]);
+    const styles = ['auth-bearer', 'auth-api-key-header', 'auth-api-key-query', 'auth-hmac', 'auth-digest'];
+    await until(session, (s) => styles.every((id) => s[id].status === 'done'));
+  });
+
+  it('when a learner reads a pack without its scope, then the scope exercise is attempted; with the scope added in the portal, the read completes it', async () => {
+    const { session, app } = await learner();
+    expect(await curl('-H', `x-api-key: ${app.apiKey}`, `${system.baseUrl}/playground/data/fpa/actuals`)).toBe('403');
+    const refused = await until(session, (s) => s['start-403-scope'].status === 'attempted');
+    expect(refused['start-403-scope'].hint).toMatch(/fpa:read/);
+    const scoped = await apiRequest(system.baseUrl, 'PUT', `/api/apps/${app.id}/scopes`, {
+      token: session,
+      body: { scopes: ['hr:read', 'stocks:read', 'fpa:read'] },
+    });
+    expect(scoped.status).toBe(200);
+    expect(await curl('-H', `x-api-key: ${app.apiKey}`, `${system.baseUrl}/playground/data/fpa/actuals`)).toBe('200');
+    await until(session, (s) => s['start-403-scope'].status === 'done');
+  });
+
+  it.each(['page', 'offset', 'token', 'link'])(
+    'when Python requests reads one page in the %s style, then that paging exercise is attempted; to the end, it is done',
+    async (style) => {
+      const { session, app } = await learner();
+      const walk = (maxRequests: string) =>
+        runPythonScript<{ total: number; requests: number }>('page_through.py', [
+          `${system.baseUrl}/playground/data/hr/employees`,
+          app.apiKey,
+          style,
+          'query',
+          maxRequests,
+        ]);
+      expect((await walk('1')).requests).toBe(1);
+      const first = await until(session, (s) => s[`paging-${style}`].status === 'attempted');
+      expect(first[`paging-${style}`].hint).toMatch(/last page|next/i);
+      expect((await walk('10000')).total).toBe(2173);
+      await until(session, (s) => s[`paging-${style}`].status === 'done');
+    },
+  );
 
   it('when a learner sends the playground JWTs with fetch, then each algorithm completes its own exercise', async () => {
     const { session, app } = await learner();
