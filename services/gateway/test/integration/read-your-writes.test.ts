@@ -4,6 +4,7 @@ import OAuth from 'oauth-1.0a';
 import {
   apiRequest,
   createApp,
+  eventually,
   isolatedMongoUrl,
   rawRequest,
   registerUser,
@@ -380,6 +381,60 @@ describe('read your writes: a change answered 2xx through gateway A is seen by t
       expect(await onBothLists(session)).toEqual(same(['second app', 'test app']));
       await change('DELETE', `/api/apps/${app.id}`, session);
       expect(await onBothLists(session)).toEqual(same(['second app']));
+    });
+  });
+
+  describe('classes and exercises (issue #37: nothing about them is kept in any process)', () => {
+    const inClass = (token: string) => async (gateway: string) =>
+      ((await apiRequest(gateway, 'GET', '/api/classes', { token })).json().classes as { name: string }[]).map((c) => c.name);
+    const learnersOf = (classId: string) => async (gateway: string) =>
+      ((await apiRequest(gateway, 'GET', `/api/admin/classes/${classId}`, { token: operator })).json().learners as { email: string }[]).map((l) => l.email);
+    const onBothGateways = async <T>(read: (gateway: string) => Promise<T>) => ({ B: await read(B), A: await read(A) });
+
+    it('a class created through A is joined at once through B; joined, left and deleted through one gateway, the other shows it at once', async () => {
+      const created = await apiRequest(A, 'POST', '/api/admin/classes', {
+        token: operator,
+        body: { name: 'replicas class', startsAt: '2020-01-01T00:00:00Z', endsAt: '2100-01-01T00:00:00Z' },
+      });
+      expect(created.status).toBe(201);
+      const { id, joinCode } = created.json() as { id: string; joinCode: string };
+      const session = await registerUser(A);
+      const email = (await apiRequest(A, 'GET', '/api/me', { token: session })).json().email as string;
+      expect(await onBothGateways(inClass(session))).toEqual(same([]));
+
+      expect((await apiRequest(B, 'POST', '/api/classes/join', { token: session, body: { code: joinCode } })).status).toBe(200);
+      expect(await onBothGateways(inClass(session))).toEqual(same(['replicas class']));
+      expect(await onBothGateways(learnersOf(id))).toEqual(same([email]));
+
+      expect((await apiRequest(A, 'DELETE', `/api/classes/${id}`, { token: session })).status).toBe(204);
+      expect(await onBothGateways(inClass(session))).toEqual(same([]));
+      expect(await onBothGateways(learnersOf(id))).toEqual(same([]));
+
+      expect((await apiRequest(A, 'DELETE', `/api/admin/classes/${id}`, { token: operator })).status).toBe(204);
+      expect((await apiRequest(B, 'POST', '/api/classes/join', { token: session, body: { code: joinCode } })).status).toBe(404);
+    });
+
+    it('an exercise attempted through A and fixed through B is done on both (each gateway records its own requests; either identity judges them)', async () => {
+      const { session, app } = await learnerWithApp();
+      expect((await withBasic(A, app.appId, 'as_not-the-secret')).status).toBe(401);
+      const status = async (gateway: string) =>
+        ((await apiRequest(gateway, 'GET', '/api/exercises', { token: session })).json().exercises as { id: string; status: string }[]).find(
+          (e) => e.id === 'auth-basic',
+        )!.status;
+      // Judged off the request path, about a second after the gateway flushes: not a 2xx change, so waited for.
+      await eventually(
+        () => onBothGateways(status),
+        (seen) => seen.A === 'attempted' && seen.B === 'attempted',
+        30_000,
+        200,
+      );
+      expect((await withBasic(B, app.appId, app.appSecret)).status).toBe(200);
+      await eventually(
+        () => onBothGateways(status),
+        (seen) => seen.A === 'done' && seen.B === 'done',
+        30_000,
+        200,
+      );
     });
   });
 
