@@ -188,6 +188,7 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
       email: 'ada@campus.example',
       provider: provider.issuer,
       createdAt: expect.any(String),
+      operator: false,
     });
     const app = await apiRequest(base(), 'POST', '/api/apps', { token, body: { name: 'signed in through the campus' } });
     expect(app.status).toBe(201);
