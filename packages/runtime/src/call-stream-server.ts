@@ -100,9 +100,15 @@ export class CallStreamServer {
   }
 
   private open(stream: CallsStream): void {
+    if (this.draining) {
+      // Shutting down: a stream that opens now is refused before its headers, so the caller knows that none of the
+      // calls it wrote reached a server and sends them to another replica, or fails them UNAVAILABLE (a 503). Taken
+      // and told to drain, it would serve whatever the caller wrote before it read that: new work after SIGTERM.
+      stream.emit('error', { code: GrpcStatus.UNAVAILABLE, details: 'This replica is shutting down.' });
+      return;
+    }
     const state = new StreamState(stream, this.methods, this.options, () => this.streams.delete(state));
     this.streams.add(state);
-    if (this.draining) state.drain();
   }
 }
 
