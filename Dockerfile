@@ -65,7 +65,7 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
 # NODE_OPTIONS: the V8 options every service runs with, the same as `npm
 # start` gives them (packages/launcher/src/node-options.ts says why; a test
 # keeps the two the same). The chart and docker compose inherit it.
-ENV NODE_ENV=production NODE_OPTIONS=--max-semi-space-size=8
+ENV NODE_ENV=production NODE_OPTIONS="--max-semi-space-size=8 --max-old-space-size=192"
 WORKDIR /app
 # Owned by root and not writable by the service user: the image cannot be changed from inside.
 COPY --from=prod-deps /app/ ./

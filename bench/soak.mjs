@@ -54,7 +54,9 @@ const metricsPorts = {};
 for (const variable of ['METRICS_PORT', 'IDENTITY_METRICS_PORT', 'OAUTH_METRICS_PORT', 'DATA_METRICS_PORT', 'PLAYGROUND_METRICS_PORT'])
   metricsPorts[variable] = String(await freePort());
 const heap = liveHeapProbe();
-const sandbox = await startReplicatedSandbox('soak', { ...metricsPorts, NODE_OPTIONS: heap.nodeOptions });
+// SOAK_NODE_OPTIONS: options for every process besides the probe's (e.g. a heap size to compare two settings in like runs).
+const nodeOptions = [heap.nodeOptions, process.env.SOAK_NODE_OPTIONS].filter(Boolean).join(' ');
+const sandbox = await startReplicatedSandbox('soak', { ...metricsPorts, NODE_OPTIONS: nodeOptions });
 
 /** prom-client's event-loop delay (p99, ms) of one process. */
 async function eventLoopP99Ms(port) {

@@ -58,7 +58,7 @@ describe('the Dockerfile', () => {
   });
 
   it("when a service runs in the image, then it has the V8 options `npm start` gives it (one value, the launcher's)", () => {
-    expect(runtime).toMatch(new RegExp(`^ENV .*\\bNODE_OPTIONS=${SERVICE_NODE_OPTIONS}$`, 'm'));
+    expect(runtime).toMatch(new RegExp(`^ENV .*\\bNODE_OPTIONS="${SERVICE_NODE_OPTIONS}"$`, 'm'));
   });
 
   it('when no base image is given, then it is a maintained LTS line of node (even major, 24 or later), slim', () => {
