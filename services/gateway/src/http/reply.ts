@@ -16,6 +16,20 @@ export interface Reply {
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** A CSV download (RFC 4180 text): the one shape of the operators' exports, saved under `fileName`. */
+export function csvAttachment(fileName: string, csv: string): Reply {
+  const body = Buffer.from(csv);
+  return {
+    status: 200,
+    headers: {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Length': body.byteLength,
+      'Content-Disposition': `attachment; filename="${fileName}"`,
+    },
+    body,
+  };
+}
+
 /** A JSON answer; the one place a value becomes a JSON body. */
 export function json(value: unknown, status = 200, headers: OutgoingHttpHeaders = {}): Reply {
   return jsonBytes(Buffer.from(JSON.stringify(value)), status, headers);

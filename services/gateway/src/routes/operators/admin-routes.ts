@@ -5,7 +5,7 @@ import { sessionOf } from '../../auth/scheme';
 import type { GatewayDeps } from '../../deps';
 import type { RouteContext } from '../../http/context';
 import { inputOf, timestamp, type Contract } from '../../http/contract';
-import { json } from '../../http/reply';
+import { csvAttachment, json } from '../../http/reply';
 import { routeOf, type Route, type RouteSpec } from '../../http/route';
 import { appSchema, pageQuery } from '../portal/portal-routes';
 
@@ -274,16 +274,7 @@ export function adminRoutes(deps: GatewayDeps): Route[] {
       deadlineMs: LONG_DEADLINE_MS,
       handler: async (ctx) => {
         const { fileName, csv } = await operations().usageExport(operator(ctx), inputOf(ctx, contracts.usage).query, ctx.call());
-        const body = Buffer.from(csv);
-        return {
-          status: 200,
-          headers: {
-            'Content-Type': 'text/csv; charset=utf-8',
-            'Content-Length': body.byteLength,
-            'Content-Disposition': `attachment; filename="${fileName}"`,
-          },
-          body,
-        };
+        return csvAttachment(fileName, csv);
       },
     }),
     admin({

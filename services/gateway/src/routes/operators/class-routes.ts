@@ -6,7 +6,7 @@ import { sessionOf } from '../../auth/scheme';
 import type { GatewayDeps } from '../../deps';
 import type { RouteContext } from '../../http/context';
 import { inputOf, timestamp, type Contract } from '../../http/contract';
-import { empty, json } from '../../http/reply';
+import { csvAttachment, empty, json } from '../../http/reply';
 import { routeOf, type Route, type RouteSpec } from '../../http/route';
 
 /** Every row here is for operators (http/route-family.ts). */
@@ -205,16 +205,7 @@ export function classAdminRoutes(deps: GatewayDeps): Route[] {
       handler: async (ctx) => {
         const { params, query } = inputOf(ctx, contracts.csv);
         const { fileName, csv } = await operations().classCsv(operator(ctx), params.id, minutes(query.stuckMinutes), ctx.call());
-        const body = Buffer.from(csv);
-        return {
-          status: 200,
-          headers: {
-            'Content-Type': 'text/csv; charset=utf-8',
-            'Content-Length': body.byteLength,
-            'Content-Disposition': `attachment; filename="${fileName}"`,
-          },
-          body,
-        };
+        return csvAttachment(fileName, csv);
       },
     }),
     admin({
