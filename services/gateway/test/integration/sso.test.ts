@@ -91,6 +91,8 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
         SSO_CLIENT_ID: CLIENT_ID,
         SSO_PROVIDER_NAME: 'Campus login',
         SSO_COOKIE_KEY: COOKIE_KEY,
+        // Grace's provider groups make her an operator (the fixture's accounts), so she can run a class below.
+        OPERATOR_GROUPS: 'sandbox-operators',
       },
       120_000,
     );
@@ -210,6 +212,25 @@ describe('single sign-on, SIGNUP=closed, a public client (PKCE)', () => {
       ids.push((await apiRequest(base(), 'GET', '/api/me', { token })).json().id);
     }
     expect(ids[0]).toBe(ids[1]);
+  });
+
+  it('when a class is for a provider group, then a learner whose sign-in carried that group joins, and one for another group is refused naming it (issue #37)', async () => {
+    const sessionOf = async (account: typeof ADA) => (await pickUp(base(), (await signIn(base(), account)).browser)).json().token as string;
+    const [instructor, learner] = [await sessionOf(GRACE), await sessionOf(ADA)];
+    const classFor = async (ssoGroup: string) => {
+      const created = await apiRequest(base(), 'POST', '/api/admin/classes', {
+        token: instructor,
+        body: { name: `for ${ssoGroup}`, startsAt: '2020-01-01T00:00:00Z', endsAt: '2100-01-01T00:00:00Z', ssoGroup },
+      });
+      expect(created.status).toBe(201);
+      return created.json().joinCode as string;
+    };
+    const join = (code: string) => apiRequest(base(), 'POST', '/api/classes/join', { token: learner, body: { code } });
+
+    expect((await join(await classFor('learners'))).status).toBe(200);
+    const refused = await join(await classFor('staff'));
+    expect(refused.status).toBe(403);
+    expect(refused.json().error).toMatchObject({ code: 'class_group_required', message: expect.stringContaining('"staff"') });
   });
 
   it("when the provider's token is sent where the production-credential guard looks, then it passes (its issuer is the configured one)", async () => {
