@@ -3,6 +3,7 @@ export * from './stores';
 export * from './system';
 export * from './http';
 export * from './portal';
+export * from './admin-cli';
 export * from './refusal';
 export * from './python';
 export * from './openapi-check';

@@ -11,11 +11,9 @@ export interface CreatedApp {
   scopes: string[];
 }
 
-/** A new portal user, as the portal registers one; resolves to the session token. */
-export async function registerUser(baseUrl: string): Promise<string> {
-  const res = await apiRequest(baseUrl, 'POST', '/api/auth/register', {
-    body: { email: `learner-${randomBytes(5).toString('hex')}@example.org`, password: 'correct horse battery' },
-  });
+/** A new portal user, as the portal registers one (a fresh address unless `email` is given); resolves to the session token. */
+export async function registerUser(baseUrl: string, email = `learner-${randomBytes(5).toString('hex')}@example.org`): Promise<string> {
+  const res = await apiRequest(baseUrl, 'POST', '/api/auth/register', { body: { email, password: 'correct horse battery' } });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.body}`);
   return res.json().token;
 }

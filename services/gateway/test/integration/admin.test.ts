@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
@@ -12,6 +11,7 @@ import {
   rawSocketExchange,
   registerUser,
   requireStoreUrls,
+  runAdminCli,
   startSystem,
   type CreatedApp,
   type RawResponse,
@@ -31,9 +31,7 @@ jest.setTimeout(180_000);
  * replica within a second; the usage export; the CLI as a child process.
  */
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
 const OPERATOR = `ops-${randomBytes(3).toString('hex')}@example.org`;
-const PASSWORD = 'correct horse battery';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 /** A deletion is seen by every replica within a second (credential caches live at most 500 ms in the gateway and in oauth). */
 const DELETION_RULE_MS = 1000;
@@ -45,25 +43,6 @@ const operatorRows = (): Route[] => routeTable().filter((row) => row.operatorOnl
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 const today = () => new Date().toISOString().slice(0, 10);
-
-async function register(baseUrl: string, email: string): Promise<string> {
-  const res = await apiRequest(baseUrl, 'POST', '/api/auth/register', { body: { email, password: PASSWORD } });
-  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.body}`);
-  return res.json().token;
-}
-
-/** The CLI as an operator runs it in a pod: a child process with the gateway's environment. */
-function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'services', 'gateway', 'dist', 'admin', 'cli.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 describe("the operators' API and CLI, on two gateway replicas", () => {
   let system: RunningSystem;
@@ -88,7 +67,7 @@ describe("the operators' API and CLI, on two gateway replicas", () => {
     mongoUrl = isolatedMongoUrl('admin');
     system = await startSystem({ REPLICAS: '2', MONGO_URL: mongoUrl, REDIS_URL: requireStoreUrls().redisUrl, OPERATOR_EMAILS: OPERATOR });
     [A, B] = /Training Sandbox is ready at ([^(]+)\(/.exec(system.output())![1]!.trim().split(' ') as [string, string];
-    operator = await register(A, OPERATOR);
+    operator = await registerUser(A, OPERATOR);
     operatorId = await userIdOf(operator);
     learner = await registerUser(A);
     learnerApp = await createApp(A, learner, { name: 'Learner app' });
@@ -223,7 +202,7 @@ describe("the operators' API and CLI, on two gateway replicas", () => {
 
     it('when a user is disabled, then their session is refused and the audit log says who did it to whom; enabled, they work again', async () => {
       const email = `disable-me-${randomBytes(3).toString('hex')}@example.org`;
-      const token = await register(A, email);
+      const token = await registerUser(A, email);
       const id = await userIdOf(token);
       const disabled = await admin('POST', `/api/admin/users/${id}/disable`);
       expect(disabled.status).toBe(200);
@@ -410,18 +389,18 @@ describe("the operators' API and CLI, on two gateway replicas", () => {
     it("when an operator lists, reads, disables and enables a user, then tables by default and the API's JSON with --json, audited as the CLI", async () => {
       const token = await registerUser(A);
       const id = await userIdOf(token);
-      const users = await runCli(system.env, 'users', '--json');
+      const users = await runAdminCli(system.env, 'users', '--json');
       expect(users).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(users.stdout).users.map((u: Json) => u.id)).toEqual(expect.arrayContaining([id, operatorId]));
-      const table = await runCli(system.env, 'users', '--email', OPERATOR);
+      const table = await runAdminCli(system.env, 'users', '--email', OPERATOR);
       expect(table.code).toBe(0);
       expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+EMAIL\s+PROVIDER\s+CREATED\s+APPS\s+REQUESTS\s+LAST ACTIVE\s+STATUS$/);
       expect(table.stdout).toContain(OPERATOR);
       expect(table.stdout).toMatch(/1 user\n$/);
 
-      const one = await runCli(system.env, 'user', id, '--json');
+      const one = await runAdminCli(system.env, 'user', id, '--json');
       expect(JSON.parse(one.stdout)).toEqual((await admin('GET', `/api/admin/users/${id}`)).json());
-      const disabled = await runCli(system.env, 'disable', id);
+      const disabled = await runAdminCli(system.env, 'disable', id);
       expect(disabled).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Disabled /) });
       expectError(await apiRequest(A, 'GET', '/api/me', { token }), 403, 'account_disabled');
       const entry = (await audit())[0];
@@ -430,36 +409,36 @@ describe("the operators' API and CLI, on two gateway replicas", () => {
         targetUserId: id,
         actor: { kind: 'cli', id: 'cli', statedUser: expect.stringMatching(/^.+@.+$/) },
       });
-      expect((await runCli(system.env, 'enable', id)).code).toBe(0);
+      expect((await runAdminCli(system.env, 'enable', id)).code).toBe(0);
       expect((await apiRequest(A, 'GET', '/api/me', { token })).status).toBe(200);
-      const log = await runCli(system.env, 'audit');
+      const log = await runAdminCli(system.env, 'audit');
       expect(log.stdout.split('\n')[0]).toMatch(/^AT\s+BY\s+ACTION\s+USER\s+DETAIL$/);
       expect(log.stdout.split('\n')[1]).toMatch(/user\.enable/);
       expect(log.stdout.split('\n')[1]).toMatch(/cli:cli \(says .+@.+\)/);
     });
 
     it('when the CLI runs under GRPC_TLS=accept-tls (the first step of a migration, whose processes still call in plaintext), then it calls with its certificate all the same, since identity knows it by nothing else', async () => {
-      const migrating = await runCli({ ...system.env, GRPC_TLS: 'accept-tls' }, 'users', '--json');
+      const migrating = await runAdminCli({ ...system.env, GRPC_TLS: 'accept-tls' }, 'users', '--json');
       expect({ code: migrating.code, stderr: migrating.stderr }).toEqual({ code: 0, stderr: '' });
     });
 
     it("when the CLI runs with the gateway's certificate instead of its own, then identity refuses every command and the CLI says which certificate it needs", async () => {
-      const asGateway = await runCli({ ...system.env, GRPC_TLS_DIR: join(system.env.GRPC_TLS_RUN_DIR!, 'gateway') }, 'users');
+      const asGateway = await runAdminCli({ ...system.env, GRPC_TLS_DIR: join(system.env.GRPC_TLS_RUN_DIR!, 'gateway') }, 'users');
       expect(asGateway.code).toBe(1);
       expect(asGateway.stdout).toBe('');
       expect(asGateway.stderr).toMatch(/\(operator_required\)\nadmin: identity knows the CLI by its own certificate/);
     });
 
     it('when an operator sets and clears an app limit and exports usage, then the same as through the API', async () => {
-      expect((await runCli(system.env, 'limit', learnerApp.appId, '--per-second', '2.5', '--burst', '5')).code).toBe(0);
-      const limits = await runCli(system.env, 'limits', '--json');
+      expect((await runAdminCli(system.env, 'limit', learnerApp.appId, '--per-second', '2.5', '--burst', '5')).code).toBe(0);
+      const limits = await runAdminCli(system.env, 'limits', '--json');
       expect(JSON.parse(limits.stdout)).toEqual((await admin('GET', '/api/admin/app-limits')).json());
       expect(JSON.parse(limits.stdout).limits).toEqual([
         expect.objectContaining({ appId: learnerApp.appId, perSecond: 2.5, burst: 5, setBy: expect.objectContaining({ kind: 'cli' }) }),
       ]);
-      const cleared = await runCli(system.env, 'unlimit', learnerApp.appId);
+      const cleared = await runAdminCli(system.env, 'unlimit', learnerApp.appId);
       expect(cleared).toMatchObject({ code: 0, stdout: `${learnerApp.appId}: back to the default limit.\n` });
-      const csv = await runCli(system.env, 'usage', '--from', today());
+      const csv = await runAdminCli(system.env, 'usage', '--from', today());
       expect(csv.code).toBe(0);
       expect(csv.stdout.split('\r\n')[0]).toBe('day,user_id,email,app_id,app_name,auth_style,route_family,requests');
     });
@@ -475,13 +454,13 @@ describe("the operators' API and CLI, on two gateway replicas", () => {
         ['purge', '--before', 'last week'],
         ['usage', '--from', '1/2/2030'],
       ]) {
-        const run = await runCli(system.env, ...args);
+        const run = await runAdminCli(system.env, ...args);
         expect({ args, code: run.code, stdout: run.stdout, lines: run.stderr.trim().split('\n').length }).toEqual({ args, code: 2, stdout: '', lines: 1 });
         expect(run.stderr).toMatch(/^admin: /);
       }
-      const missing = await runCli(system.env, 'user', '0'.repeat(24));
+      const missing = await runAdminCli(system.env, 'user', '0'.repeat(24));
       expect(missing).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^admin: .+\(user_not_found\)\n$/) });
-      const help = await runCli(system.env, 'help');
+      const help = await runAdminCli(system.env, 'help');
       expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining('purge --before') });
     });
   });
@@ -547,7 +526,7 @@ describe('an app limit set through the admin API feeds fair share', () => {
   beforeAll(async () => {
     // A tiny per-app budget: two requests, then one every 100 s.
     system = await startSystem({ OPERATOR_EMAILS: OPERATOR, RATE_LIMIT_APP_PER_SECOND: '0.01', RATE_LIMIT_APP_BURST: '2' });
-    operator = await register(system.baseUrl, OPERATOR);
+    operator = await registerUser(system.baseUrl, OPERATOR);
   });
   afterAll(async () => system?.stop());
 

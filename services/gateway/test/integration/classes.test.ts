@@ -1,9 +1,19 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mongoose from 'mongoose';
-import { apiRequest, createApp, eventually, isolatedMongoUrl, requireStoreUrls, startSystem, type RawResponse, type RunningSystem } from '@sandbox/testing';
+import {
+  apiRequest,
+  createApp,
+  eventually,
+  isolatedMongoUrl,
+  registerUser,
+  requireStoreUrls,
+  runAdminCli,
+  startSystem,
+  type RawResponse,
+  type RunningSystem,
+} from '@sandbox/testing';
 
 jest.setTimeout(180_000);
 const run = promisify(execFile);
@@ -16,33 +26,12 @@ const run = promisify(execFile);
  * batches, and the operator's view, CSV and CLI show the class's grid.
  */
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
-const PASSWORD = 'correct horse battery';
 const suffix = randomBytes(3).toString('hex');
 const OPERATOR = `ops-${suffix}@example.org`;
 const DOMAIN = 'uni.example.edu';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read by path, not by types
 type Json = Record<string, any>;
-
-async function register(baseUrl: string, email: string): Promise<string> {
-  const res = await apiRequest(baseUrl, 'POST', '/api/auth/register', { body: { email, password: PASSWORD } });
-  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.body}`);
-  return res.json().token;
-}
-
-/** The CLI as an operator runs it: a child process with the gateway's environment (admin.test.ts does the same). */
-function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'services', 'gateway', 'dist', 'admin', 'cli.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 describe('classes for instructors', () => {
   let system: RunningSystem;
@@ -59,7 +48,7 @@ describe('classes for instructors', () => {
     mongoUrl = isolatedMongoUrl('classes');
     system = await startSystem({ MONGO_URL: mongoUrl, REDIS_URL: requireStoreUrls().redisUrl, OPERATOR_EMAILS: OPERATOR });
     base = system.baseUrl;
-    operator = await register(base, OPERATOR);
+    operator = await registerUser(base, OPERATOR);
   });
   afterAll(async () => {
     await system?.stop();
@@ -86,9 +75,9 @@ describe('classes for instructors', () => {
     expect((await ops('GET', '/api/admin/classes')).json().classes[0]).toEqual(klass);
 
     // ---- learners join ----
-    const ada = await register(base, `ada-${suffix}@${DOMAIN}`);
-    const bob = await register(base, `bob-${suffix}@${DOMAIN}`);
-    const eve = await register(base, `eve-${suffix}@elsewhere.example`);
+    const ada = await registerUser(base, `ada-${suffix}@${DOMAIN}`);
+    const bob = await registerUser(base, `bob-${suffix}@${DOMAIN}`);
+    const eve = await registerUser(base, `eve-${suffix}@elsewhere.example`);
     expect((await as(ada)('GET', '/api/me')).json().operator).toBe(false);
     const typed = ` ${klass.joinCode.toLowerCase().replace('-', ' ')} `;
     const joined = await as(ada)('POST', '/api/classes/join', { code: typed });
@@ -161,17 +150,17 @@ describe('classes for instructors', () => {
     expect(lines).toHaveLength(3);
 
     // ---- the CLI against the same system ----
-    const shown = await runCli(system.env, 'classes', 'show', klass.id);
+    const shown = await runAdminCli(system.env, 'classes', 'show', klass.id);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(klass.joinCode);
     expect(shown.stdout).toContain('auth-basic');
     expect(shown.stdout).toMatch(new RegExp(`ada-${suffix}@${DOMAIN.replace(/\./g, '\\.')}`));
-    const cliCsv = await runCli(system.env, 'classes', 'csv', klass.id);
+    const cliCsv = await runAdminCli(system.env, 'classes', 'csv', klass.id);
     expect(cliCsv.code).toBe(0);
     expect(cliCsv.stdout.trimEnd().split('\r\n')).toEqual(lines);
-    const listed = await runCli(system.env, 'classes', 'list', '--json');
+    const listed = await runAdminCli(system.env, 'classes', 'list', '--json');
     expect(JSON.parse(listed.stdout).classes.map((c: Json) => c.id)).toContain(klass.id);
-    expect((await runCli(system.env, 'classes', 'frobnicate')).code).toBe(2);
+    expect((await runAdminCli(system.env, 'classes', 'frobnicate')).code).toBe(2);
 
     // ---- a deleted learner leaves the class view ----
     const bobId = (await as(bob)('GET', '/api/me')).json().id;
