@@ -86,4 +86,7 @@ COPY --chmod=0755 deploy/docker/sandbox-admin /usr/local/bin/sandbox-admin
 # Numeric, so Kubernetes can verify runAsNonRoot without reading /etc/passwd.
 USER 10001:10001
 EXPOSE 8080 50051 50052 50053 50054
-CMD ["node", "services/gateway/dist/main.js"]
+# --initial-old-space-size: a V8 option node refuses in NODE_OPTIONS, so it
+# is on the command line, here and in the chart's and compose's commands
+# (SERVICE_NODE_ARGS in packages/launcher/src/node-options.ts says why).
+CMD ["node", "--initial-old-space-size=64", "services/gateway/dist/main.js"]

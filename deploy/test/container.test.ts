@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { loadDataConfig } from '../../services/data/src/config';
 import { loadIdentityConfig } from '../../services/identity/src/config';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
-import { SERVICE_NODE_OPTIONS } from '../../packages/launcher/src/node-options';
+import { SERVICE_NODE_ARGS, SERVICE_NODE_OPTIONS } from '../../packages/launcher/src/node-options';
 import { TIMEOUT_CAP_MS } from '../../services/playground/src/domain/timeout';
 
 // What can drift in the Dockerfile and docker-compose.yml without building
@@ -59,6 +59,16 @@ describe('the Dockerfile', () => {
 
   it("when a service runs in the image, then it has the V8 options `npm start` gives it (one value, the launcher's)", () => {
     expect(runtime).toMatch(new RegExp(`^ENV .*\\bNODE_OPTIONS="${SERVICE_NODE_OPTIONS}"$`, 'm'));
+  });
+
+  it("when the image runs its default command, then node gets the V8 options NODE_OPTIONS cannot carry, the launcher's", () => {
+    const command = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime)![1]!) as string[];
+    expect(command).toEqual(['node', ...SERVICE_NODE_ARGS, 'services/gateway/dist/main.js']);
+  });
+
+  it('when a process is started alone (npm run start:<name>), then node gets the same V8 options on its command line', () => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    for (const name of SANDBOX) expect(scripts[`start:${name}`]).toBe(['node', ...SERVICE_NODE_ARGS, `services/${name}/dist/main.js`].join(' '));
   });
 
   it('when no base image is given, then it is a maintained LTS line of node (even major, 24 or later), slim', () => {
@@ -162,7 +172,7 @@ describe('docker-compose.yml', () => {
     expect(images.size).toBe(1);
     for (const name of SANDBOX) {
       const file = KEYS_BY_SERVICE[name] ? [`--env-file=${KEYS_DIR}/${name}.env`] : [];
-      expect(compose.services[name].command).toEqual(['node', ...file, `services/${name}/dist/main.js`]);
+      expect(compose.services[name].command).toEqual(['node', ...SERVICE_NODE_ARGS, ...file, `services/${name}/dist/main.js`]);
     }
     expect(compose.services.gateway.ports).toEqual(['${GATEWAY_PORT:-8080}:8080']);
   });

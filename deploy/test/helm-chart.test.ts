@@ -7,6 +7,7 @@ import { connect, createServer, type TLSSocket } from 'node:tls';
 import { parseAllDocuments } from 'yaml';
 import { peerIdentity } from '@sandbox/runtime';
 import { eventually } from '@sandbox/testing';
+import { SERVICE_NODE_ARGS } from '../../packages/launcher/src/node-options';
 
 // Renders the chart with the real helm (built into .tools by scripts/lib/helm.sh)
 // and checks what a cluster would receive: hardening, probes, the network model,
@@ -210,6 +211,13 @@ describe.each([
     ).toEqual(SERVICES.map((s) => `${PREFIX}-${s}`).sort());
     const services = ofKind(manifests, 'Service').map((d) => d.metadata.name);
     expect(services).toEqual(expect.arrayContaining(SERVICES.map((s) => `${PREFIX}-${s}`)));
+  });
+
+  it("when rendered, then each service runs node with the V8 options NODE_OPTIONS cannot carry, the launcher's", () => {
+    for (const service of SERVICES) {
+      const [container] = deployment(manifests, service).spec.template.spec.containers;
+      expect(container.command).toEqual(['node', ...SERVICE_NODE_ARGS, `/app/services/${service}/dist/main.js`]);
+    }
   });
 
   it('when rendered, then every container (services, stores, the helm test pod) runs as non-root with a read-only root, no capabilities and no escalation', () => {

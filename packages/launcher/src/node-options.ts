@@ -1,8 +1,7 @@
 /**
  * V8 options every service process runs with: here, for `npm start`, and in
  * the image (the Dockerfile's ENV NODE_OPTIONS, which the chart and docker
- * compose inherit; deploy/test/image-node-options.test.ts keeps the two the
- * same).
+ * compose inherit; deploy/test/container.test.ts keeps the two the same).
  *
  * --max-semi-space-size=8 bounds the young generation, where a request's
  * short-lived objects go. Left to itself, V8 on Node.js 24 grows each
@@ -29,3 +28,25 @@ export const SERVICE_NODE_OPTIONS = '--max-semi-space-size=8 --max-old-space-siz
 export function serviceNodeOptions(given: string | undefined): string {
   return given ? `${SERVICE_NODE_OPTIONS} ${given}` : SERVICE_NODE_OPTIONS;
 }
+
+/**
+ * V8 options every service process runs with that node refuses in
+ * NODE_OPTIONS, so they go on its command line: here (the launcher's and
+ * `npm run start:<name>`'s), the Dockerfile's CMD, the chart's and docker
+ * compose's commands (deploy/test/container.test.ts and helm-chart.test.ts
+ * keep them all the same as this).
+ *
+ * --initial-old-space-size=64 lets V8 skip full collections while the old
+ * generation and the memory outside the heap (Buffers, ArrayBuffers) stay
+ * under 64 MiB. V8 counts every Buffer larger than 4 KiB (node's pool takes
+ * only smaller ones) against the old generation's limit, and sets that
+ * limit at about twice what is live (15 MiB in the data service): a data
+ * page of 6.8 KB is copied five or six times on its way out (the page, its
+ * protobuf encodings, the gRPC frame) and as often into the gateway, so
+ * under load both ran a full collection every 60 ms. Measured on the
+ * uncached data page (docs/decisions.md, "Full collections on large
+ * answers"): 2,632 requests/s without, 5,536 with; the data service's CPU a
+ * request 236 µs to 80, the gateway's 306 to 134. 64 is a third of the old
+ * generation's maximum (192, above); V8 caps it at half.
+ */
+export const SERVICE_NODE_ARGS: readonly string[] = ['--initial-old-space-size=64'];

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { withTimeout } from '@sandbox/runtime';
-import { serviceNodeOptions } from './node-options';
+import { SERVICE_NODE_ARGS, serviceNodeOptions } from './node-options';
 import type { ProcessName, Replica, ReplicaPlan } from './replicas';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -24,7 +24,7 @@ export class Supervisor {
 
   start(replica: Replica): ChildProcess {
     // The IPC channel carries one message, the child's "started" (runProcess's reportStarted).
-    const child = spawn(process.execPath, [entry(replica.name)], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, entry(replica.name)], {
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, ...this.plan.shared, ...replica.env, NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS) },
     });
