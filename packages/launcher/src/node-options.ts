@@ -31,8 +31,8 @@ export function serviceNodeOptions(given: string | undefined): string {
 
 /**
  * V8 options every service process runs with that node refuses in
- * NODE_OPTIONS, so they go on its command line: here (the launcher's and
- * `npm run start:<name>`'s), the Dockerfile's CMD, the chart's and docker
+ * NODE_OPTIONS, so they go on its command line: the launcher's (here),
+ * `npm run start:<name>`, the Dockerfile's CMD, the chart's and docker
  * compose's commands (deploy/test/container.test.ts and helm-chart.test.ts
  * keep them all the same as this).
  *
@@ -41,12 +41,13 @@ export function serviceNodeOptions(given: string | undefined): string {
  * under 64 MiB. V8 counts every Buffer larger than 4 KiB (node's pool takes
  * only smaller ones) against the old generation's limit, and sets that
  * limit at about twice what is live (15 MiB in the data service): a data
- * page of 6.8 KB is copied five or six times on its way out (the page, its
- * protobuf encodings, the gRPC frame) and as often into the gateway, so
- * under load both ran a full collection every 60 ms. Measured on the
+ * page of 6.8 KB becomes several such Buffers on each side of the hop (the
+ * page's bytes, its protobuf encodings, the gRPC frame, the reads), so under
+ * load both ran a full collection every 60 ms. Measured on the
  * uncached data page (docs/decisions.md, "Full collections on large
  * answers"): 2,632 requests/s without, 5,536 with; the data service's CPU a
  * request 236 µs to 80, the gateway's 306 to 134. 64 is a third of the old
- * generation's maximum (192, above); V8 caps it at half.
+ * generation's maximum (192, above); 96, V8's ceiling (half), was 8 to 10%
+ * faster again but would take oauth past 60% of its limit in the soak.
  */
 export const SERVICE_NODE_ARGS: readonly string[] = ['--initial-old-space-size=64'];
