@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, type KeyObject } from 'node:crypto';
-import { deriveKey } from '../derived-keys';
+import { deriveSecretKey } from '../derived-keys';
 import { sameSecret } from './signature';
 
 /**
@@ -10,9 +10,9 @@ import { sameSecret } from './signature';
  * checked by their MAC and expiry instead of being stored: a load test of the
  * three legs cannot grow Redis beyond the 10-minute request-token records.
  */
-export type SecretKey = Buffer;
+export type SecretKey = KeyObject;
 
-export const secretKeyOf = (privateKey: KeyObject): SecretKey => deriveKey(privateKey, 'oauth1 token secrets, verifiers and access tokens v1');
+export const secretKeyOf = (privateKey: KeyObject): SecretKey => deriveSecretKey(privateKey, 'oauth1 token secrets, verifiers and access tokens v1');
 
 /** A value no one without the key can compute; labels keep the derived values apart. */
 const mac = (key: SecretKey, label: string, value: string) => createHmac('sha256', key).update(`${label}\0${value}`, 'utf8').digest('base64url');

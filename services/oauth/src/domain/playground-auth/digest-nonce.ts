@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, type KeyObject } from 'node:crypto';
-import { deriveKey } from '../derived-keys';
+import { deriveSecretKey } from '../derived-keys';
 import { sameText } from './text';
 
 /** How long a nonce may be answered; later, a right answer gets a fresh challenge with stale=true. */
@@ -12,9 +12,9 @@ export const NONCE_CLOCK_TOLERANCE_MS = 60_000;
  * signing key (derived-keys.ts), so every replica given the same
  * JWT_SIGNING_KEY accepts every other's nonces.
  */
-export const nonceKey = (privateKey: KeyObject): Buffer => deriveKey(privateKey, 'playground digest nonce v1');
+export const nonceKey = (privateKey: KeyObject): KeyObject => deriveSecretKey(privateKey, 'playground digest nonce v1');
 
-const mac = (key: Buffer, text: string) => createHmac('sha256', key).update(text, 'utf8').digest().subarray(0, 16).toString('base64url');
+const mac = (key: KeyObject, text: string) => createHmac('sha256', key).update(text, 'utf8').digest().subarray(0, 16).toString('base64url');
 /** Which realm a nonce was issued for, without writing the realm into it. */
 const realmTag = (realm: string) => createHash('sha256').update(realm, 'utf8').digest().subarray(0, 6).toString('base64url');
 
@@ -24,18 +24,18 @@ const realmTag = (realm: string) => createHash('sha256').update(realm, 'utf8').d
  * HMAC-SHA256 (truncated to 128 bits) over the rest. Only characters allowed
  * unescaped in a quoted-string (digits, base64url, dots).
  */
-export function mintNonce(key: Buffer, realm: string, issuedAt: number): string {
+export function mintNonce(key: KeyObject, realm: string, issuedAt: number): string {
   const body = `${issuedAt}.${randomBytes(16).toString('base64url')}.${realmTag(realm)}`;
   return `${body}.${mac(key, `nonce:${body}`)}`;
 }
 
 /** The opaque value sent with a nonce, which the client returns unchanged (RFC 7616 3.3); derived, so not stored either. */
-export const opaqueFor = (key: Buffer, nonce: string) => mac(key, `opaque:${nonce}`);
+export const opaqueFor = (key: KeyObject, nonce: string) => mac(key, `opaque:${nonce}`);
 
 export type OpenedNonce = { ok: true; issuedAt: number; expiresAt: number; realmMatches: boolean } | { ok: false };
 
 /** Whether this sandbox issued the nonce (any realm), when, and whether for `realm`. */
-export function openNonce(key: Buffer, nonce: string, realm: string): OpenedNonce {
+export function openNonce(key: KeyObject, nonce: string, realm: string): OpenedNonce {
   const parts = /^(\d{1,15})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]{22})$/.exec(nonce);
   if (!parts) return { ok: false };
   const body = `${parts[1]}.${parts[2]}.${parts[3]}`;
