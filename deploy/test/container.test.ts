@@ -9,6 +9,7 @@ import { loadDataConfig } from '../../services/data/src/config';
 import { loadIdentityConfig } from '../../services/identity/src/config';
 import { loadOAuthConfig } from '../../services/oauth/src/config';
 import { SERVICE_NODE_ARGS, SERVICE_NODE_OPTIONS } from '../../packages/launcher/src/node-options';
+import type { ProcessName } from '../../packages/launcher/src/replicas';
 import { TIMEOUT_CAP_MS } from '../../services/playground/src/domain/timeout';
 
 // What can drift in the Dockerfile and docker-compose.yml without building
@@ -21,7 +22,7 @@ import { TIMEOUT_CAP_MS } from '../../services/playground/src/domain/timeout';
 const ROOT = resolve(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const workspaces = (JSON.parse(read('package.json')) as { workspaces: string[] }).workspaces;
-const SANDBOX = ['gateway', 'identity', 'oauth', 'data', 'playground'];
+const SANDBOX: ProcessName[] = ['gateway', 'identity', 'oauth', 'data', 'playground'];
 
 /** Where the keys volume is mounted, in the image and in every container. */
 const KEYS_DIR = '/run/sandbox-keys';
@@ -63,12 +64,12 @@ describe('the Dockerfile', () => {
 
   it("when the image runs its default command, then node gets the V8 options NODE_OPTIONS cannot carry, the launcher's", () => {
     const command = JSON.parse(/^CMD (\[.*\])$/m.exec(runtime)![1]!) as string[];
-    expect(command).toEqual(['node', ...SERVICE_NODE_ARGS, 'services/gateway/dist/main.js']);
+    expect(command).toEqual(['node', ...SERVICE_NODE_ARGS.gateway, 'services/gateway/dist/main.js']);
   });
 
   it('when a process is started alone (npm run start:<name>), then node gets the same V8 options on its command line', () => {
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-    for (const name of SANDBOX) expect(scripts[`start:${name}`]).toBe(['node', ...SERVICE_NODE_ARGS, `services/${name}/dist/main.js`].join(' '));
+    for (const name of SANDBOX) expect(scripts[`start:${name}`]).toBe(['node', ...SERVICE_NODE_ARGS[name], `services/${name}/dist/main.js`].join(' '));
   });
 
   it('when no base image is given, then it is a maintained LTS line of node (even major, 24 or later), slim', () => {
@@ -172,7 +173,7 @@ describe('docker-compose.yml', () => {
     expect(images.size).toBe(1);
     for (const name of SANDBOX) {
       const file = KEYS_BY_SERVICE[name] ? [`--env-file=${KEYS_DIR}/${name}.env`] : [];
-      expect(compose.services[name].command).toEqual(['node', ...SERVICE_NODE_ARGS, ...file, `services/${name}/dist/main.js`]);
+      expect(compose.services[name].command).toEqual(['node', ...SERVICE_NODE_ARGS[name], ...file, `services/${name}/dist/main.js`]);
     }
     expect(compose.services.gateway.ports).toEqual(['${GATEWAY_PORT:-8080}:8080']);
   });

@@ -8,6 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { peerIdentity } from '@sandbox/runtime';
 import { eventually } from '@sandbox/testing';
 import { SERVICE_NODE_ARGS } from '../../packages/launcher/src/node-options';
+import { PROCESS_NAMES } from '../../packages/launcher/src/replicas';
 
 // Renders the chart with the real helm (built into .tools by scripts/lib/helm.sh)
 // and checks what a cluster would receive: hardening, probes, the network model,
@@ -214,9 +215,9 @@ describe.each([
   });
 
   it("when rendered, then each service runs node with the V8 options NODE_OPTIONS cannot carry, the launcher's", () => {
-    for (const service of SERVICES) {
+    for (const service of PROCESS_NAMES) {
       const [container] = deployment(manifests, service).spec.template.spec.containers;
-      expect(container.command).toEqual(['node', ...SERVICE_NODE_ARGS, `/app/services/${service}/dist/main.js`]);
+      expect(container.command).toEqual(['node', ...SERVICE_NODE_ARGS[service], `/app/services/${service}/dist/main.js`]);
     }
   });
 
@@ -997,6 +998,17 @@ describe('the offline validation itself', () => {
 });
 
 describe('the values schema', () => {
+  it("when a service's nodeArgs are set, then its node gets them, and a value that is not a node option is refused", () => {
+    const raised = render(['--set', 'services.data.nodeArgs={--initial-old-space-size=96}', '--set-json', 'defaults.nodeArgs=[]']);
+    expect(deployment(raised, 'data').spec.template.spec.containers[0].command).toEqual([
+      'node',
+      '--initial-old-space-size=96',
+      '/app/services/data/dist/main.js',
+    ]);
+    expect(deployment(raised, 'oauth').spec.template.spec.containers[0].command).toEqual(['node', '/app/services/oauth/dist/main.js']);
+    expectRefused(['--set', 'services.data.nodeArgs={main.js; rm -rf /}'], 'nodeArgs');
+  });
+
   it.each([
     ['an unknown key on a service', ['--set', 'services.gateway.bogus=1'], "additional properties 'bogus' not allowed"],
     ['an unknown top-level key', ['--set', 'bogus=1'], "additional properties 'bogus' not allowed"],

@@ -29,12 +29,17 @@ export function serviceNodeOptions(given: string | undefined): string {
   return given ? `${SERVICE_NODE_OPTIONS} ${given}` : SERVICE_NODE_OPTIONS;
 }
 
+import type { ProcessName } from './replicas';
+
+/** The switch below, alone: the chart's values, compose and the scripts give the same string. */
+export const FULL_GC_FLOOR = '--initial-old-space-size=64';
+
 /**
- * V8 options every service process runs with that node refuses in
+ * V8 options each service process runs with that node refuses in
  * NODE_OPTIONS, so they go on its command line: the launcher's (here),
- * `npm run start:<name>`, the Dockerfile's CMD, the chart's and docker
- * compose's commands (deploy/test/container.test.ts and helm-chart.test.ts
- * keep them all the same as this).
+ * `npm run start:<name>`, the Dockerfile's CMD, the chart's commands (its
+ * `nodeArgs` values) and compose's (deploy/test/container.test.ts and
+ * helm-chart.test.ts keep them all the same as this).
  *
  * --initial-old-space-size=64 lets V8 skip full collections while the old
  * generation and the memory outside the heap (Buffers, ArrayBuffers) stay
@@ -43,11 +48,23 @@ export function serviceNodeOptions(given: string | undefined): string {
  * limit at about twice what is live (15 MiB in the data service): a data
  * page of 6.8 KB becomes several such Buffers on each side of the hop (the
  * page's bytes, its protobuf encodings, the gRPC frame, the reads), so under
- * load both ran a full collection every 60 ms. Measured on the
- * uncached data page (docs/decisions.md, "Full collections on large
- * answers"): 2,632 requests/s without, 5,536 with; the data service's CPU a
- * request 236 µs to 80, the gateway's 306 to 134. 64 is a third of the old
- * generation's maximum (192, above); 96, V8's ceiling (half), was 8 to 10%
- * faster again but would take oauth past 60% of its limit in the soak.
+ * load both ran a full collection every 60 ms. Measured on the uncached
+ * data page (docs/decisions.md, "Full collections on large answers"): 2,632
+ * requests/s without, 5,536 with; the data service's CPU a request 236 µs
+ * to 80, the gateway's 306 to 134; tokens 14% faster. 64 is a third of the
+ * old generation's maximum (192, above); 96, V8's ceiling (half), was 8 to
+ * 10% faster again on the data page but would take oauth past 60% of its
+ * limit in the soak.
+ *
+ * Not the playground: its answers are small (nothing to gain on echo), and
+ * it takes uploads, whose 64 KiB chunks the floor lets pile up: after eight
+ * 24 MiB uploads it held 156 MiB with it against 115 to 127 without, 61% of
+ * its 256 MiB chart limit.
  */
-export const SERVICE_NODE_ARGS: readonly string[] = ['--initial-old-space-size=64'];
+export const SERVICE_NODE_ARGS: Readonly<Record<ProcessName, readonly string[]>> = {
+  gateway: [FULL_GC_FLOOR],
+  identity: [FULL_GC_FLOOR],
+  oauth: [FULL_GC_FLOOR],
+  data: [FULL_GC_FLOOR],
+  playground: [],
+};

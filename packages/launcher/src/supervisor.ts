@@ -24,7 +24,7 @@ export class Supervisor {
 
   start(replica: Replica): ChildProcess {
     // The IPC channel carries one message, the child's "started" (runProcess's reportStarted).
-    const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, entry(replica.name)], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_ARGS[replica.name], entry(replica.name)], {
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, ...this.plan.shared, ...replica.env, NODE_OPTIONS: serviceNodeOptions(process.env.NODE_OPTIONS) },
     });

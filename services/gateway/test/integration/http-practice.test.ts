@@ -168,7 +168,7 @@ describe('HTTP practice', () => {
       const watched = { gateway: system.pids.gateway, playground: system.pids.playground };
       const before = Object.fromEntries(Object.entries(watched).map(([name, pid]) => [name, rss(pid)]));
       const peaks: Record<string, number>[] = [];
-      for (let round = 0; round < 4; round++) {
+      for (let round = 0; round < 8; round++) {
         const peak = { ...before };
         const { parts, expected } = await uploadThreeFiles(url('/playground/upload'), () => {
           for (const [name, pid] of Object.entries(watched)) peak[name] = Math.max(peak[name], rss(pid));
@@ -177,20 +177,22 @@ describe('HTTP practice', () => {
         peaks.push(peak);
       }
       console.log(
-        `RSS (MiB) before and at the peak of each of four 24 MiB uploads: ${Object.keys(watched)
+        `RSS (MiB) before and at the peak of each of eight 24 MiB uploads: ${Object.keys(watched)
           .map((n) => `${n} ${before[n].toFixed(1)} -> ${peaks.map((p) => p[n].toFixed(1)).join(', ')}`)
           .join('; ')}`,
       );
       for (const name of Object.keys(watched)) {
-        // Freed buffers are returned to the system only after a collection, and Node 24's V8 collects later than
-        // Node 20's did (seen here: gateway 130 -> 184, 197, 195; playground 84 -> 110, 138, 139), so the first two
-        // uploads may each leave their peak above the last, and any one round's peak may stand out on a busy
-        // machine (gateway 186, 186, 185, 205 in one CI run). From the second upload on it must level off: a
-        // process that kept what it streamed would grow by 24 MiB with each upload, so both later peaks would
-        // stand 24 and 48 MiB above the second; the lower of the two is what is judged.
-        const later = Math.min(peaks[2][name], peaks[3][name]);
-        expect(later - peaks[1][name]).toBeLessThan(16);
-        expect(later - before[name]).toBeLessThan(96);
+        // Freed buffers are returned to the system only after a collection, and V8 lets garbage gather before
+        // one: the gateway skips full collections below 64 MiB (SERVICE_NODE_ARGS in
+        // packages/launcher/src/node-options.ts), and the playground's RSS too climbs by steps for several
+        // uploads (seen: gateway 106 -> 144, 157, 155, 178, 181, 168; playground 84 -> 105, 111, 110, 122, 145,
+        // 144), and any one round's peak may stand out on a busy machine. A process that kept what it streamed
+        // would grow by 24 MiB with each upload: 96 MiB over the last four, 192 over all eight. So the lower of
+        // the last two peaks must stand less than two thirds of that above the fourth (the most seen: 33), and
+        // less than 120 MiB above where it started (the most seen: 80).
+        const later = Math.min(peaks[6][name], peaks[7][name]);
+        expect(later - peaks[3][name]).toBeLessThan(64);
+        expect(later - before[name]).toBeLessThan(120);
       }
     });
 
