@@ -10,7 +10,7 @@ import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ROOT, cpuSeconds, freePort, median, numberArg, startSandbox } from './lib.mjs';
+import { ROOT, cpuSeconds, freePort, numberArg, startSandbox, summariseLoads } from './lib.mjs';
 
 const rounds = numberArg('rounds', 3);
 const duration = numberArg('duration', 8);
@@ -38,15 +38,7 @@ try {
     console.error(`round ${round}/${rounds}: bare ${runs.bare.at(-1).rps.toFixed(0)}, gateway ${runs.gateway.at(-1).rps.toFixed(0)} rps`);
   }
   bare.kill();
-  const summarise = (list) => ({
-    rps: median(list.map((r) => r.rps)),
-    p50: median(list.map((r) => r.p50)),
-    p99: median(list.map((r) => r.p99)),
-    cpuMicrosPerRequest: Object.fromEntries(
-      Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))]),
-    ),
-  });
-  const medians = { bare: summarise(runs.bare), gateway: summarise(runs.gateway) };
+  const medians = { bare: summariseLoads(runs.bare), gateway: summariseLoads(runs.gateway) };
   const report = {
     when: new Date().toISOString(),
     machine: { cores: (await import('node:os')).cpus().length, node: process.version },

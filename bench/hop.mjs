@@ -57,19 +57,21 @@ import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import {
   APPS_PER_USER,
   HMAC_PATH,
   HMAC_SKEW_SECONDS,
   ROOT,
+  captureAnswer,
   createApps,
   exitWithHelpIfAsked,
   freePort,
   hmacSigner,
   measureLoad,
   median,
+  mediansOfRuns,
   numberArg,
+  recordRound,
   rssMiB,
   startSandbox,
 } from './lib.mjs';
@@ -130,23 +132,6 @@ async function sandboxRoutes(sandbox, appCount) {
 /** One side's load (bench/lib.mjs measureLoad) at this run's connections. */
 const measure = (url, request, processes, seconds = duration) => measureLoad(url, request, processes, { seconds, connections });
 
-/** One answer, exactly as autocannon receives it: status, body and (lower-cased) headers. */
-async function capture(url, request) {
-  let answer;
-  await autocannon({
-    url,
-    connections: 1,
-    amount: 1,
-    requests: [{ method: 'GET', ...request, onResponse: (status, body, _context, headers) => (answer ??= { status, body, headers }) }],
-  });
-  if (!answer || answer.status !== 200) throw new Error(`${request.method ?? 'GET'} ${request.path}: ${answer?.status} ${answer?.body}`);
-  const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name.toLowerCase(), value]));
-  const body = Buffer.from(answer.body);
-  if (Number(headers['content-length']) !== body.length)
-    throw new Error(`${request.path}: captured ${body.length} bytes, content-length ${headers['content-length']}`);
-  return { headers, body };
-}
-
 /**
  * The bare baseline process, answering each route's captured bytes and
  * content type (like bench/bare-echo.cjs: the gateway's other headers, e.g.
@@ -182,14 +167,6 @@ async function startBare(answers) {
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-const summarise = (list) => ({
-  rps: median(list.map((r) => r.rps)),
-  p50: median(list.map((r) => r.p50)),
-  p99: median(list.map((r) => r.p99)),
-  cpuMicrosPerRequest: Object.fromEntries(
-    Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))]),
-  ),
-});
 const memoryMiB = (pids) => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(rssMiB(pid))]));
 
 // Enough apps that the HMAC route never runs out of signatures at HMAC_MAX_RPS, ignoring the ones the clock frees (whole users' worth).
@@ -251,7 +228,7 @@ try {
   const answers = {};
   for (const name of routeNames) {
     const request = systems.stream.routes[name];
-    answers[name] = { path: request.path.split('?')[0], query: request.path.split('?')[1] ?? '', answer: await capture(stream.baseUrl, request) };
+    answers[name] = { path: request.path.split('?')[0], query: request.path.split('?')[1] ?? '', answer: await captureAnswer(stream.baseUrl, request) };
   }
   const needsBare = ['bare', 'signing', 'rendering'].some(wants);
   bare = needsBare ? await startBare(answers) : undefined;
@@ -318,19 +295,10 @@ try {
       pairedBefore[name].rps.push(byTarget.before.rps / byTarget.plaintext.rps);
       pairedBefore[name].cpu.push(byTarget.plaintext.cpuMicrosPerRequest.total / byTarget.before.cpuMicrosPerRequest.total);
     }
-    for (const [name, byTarget] of Object.entries(results)) for (const [target, result] of Object.entries(byTarget)) (runs[name][target] ??= []).push(result);
-    const line = Object.entries(results).map(
-      ([name, byTarget]) =>
-        `${name} ${Object.entries(byTarget)
-          .map(([t, r]) => `${t} ${r.rps.toFixed(0)}`)
-          .join(' ')}`,
-    );
-    console.error(`round ${round}/${rounds} (rps, load ${loads.at(-1).toFixed(2)}): ${line.join('; ')}`);
+    recordRound(runs, results, round, rounds, loads.at(-1));
   }
 
-  const medians = Object.fromEntries(
-    Object.entries(runs).map(([name, byTarget]) => [name, Object.fromEntries(Object.entries(byTarget).map(([t, list]) => [t, summarise(list)]))]),
-  );
+  const medians = mediansOfRuns(runs);
   const ratios = {};
   const targetsSet = {};
   const pass = {};

@@ -236,3 +236,56 @@ export async function measureLoad(url, request, processes, { seconds, connection
   cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest: cpu };
 }
+
+/** Medians of several measureLoad results: requests/s, p50 and p99, and each process's CPU a request (µs, rounded). */
+export const summariseLoads = (list) => ({
+  rps: median(list.map((r) => r.rps)),
+  p50: median(list.map((r) => r.p50)),
+  p99: median(list.map((r) => r.p99)),
+  cpuMicrosPerRequest: Object.fromEntries(
+    Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))]),
+  ),
+});
+
+/**
+ * Adds one round's results ({ route: { target: result } }) to `runs` ({
+ * route: { target: [result, ...] } }), and prints the round's requests/s on
+ * stderr.
+ */
+export function recordRound(runs, results, round, rounds, load) {
+  for (const [route, byTarget] of Object.entries(results))
+    for (const [target, result] of Object.entries(byTarget)) ((runs[route] ??= {})[target] ??= []).push(result);
+  const line = Object.entries(results).map(
+    ([route, byTarget]) =>
+      `${route} ${Object.entries(byTarget)
+        .map(([target, r]) => `${target} ${r.rps.toFixed(0)}`)
+        .join(' ')}`,
+  );
+  console.error(`round ${round}/${rounds} (rps, load ${load.toFixed(2)}): ${line.join('; ')}`);
+}
+
+/** `runs`' medians (summariseLoads), route by route and target by target. */
+export const mediansOfRuns = (runs) =>
+  Object.fromEntries(
+    Object.entries(runs).map(([route, byTarget]) => [
+      route,
+      Object.fromEntries(Object.entries(byTarget).map(([target, list]) => [target, summariseLoads(list)])),
+    ]),
+  );
+
+/** One 200 answer, exactly as autocannon receives it: its body and (lower-cased) headers; anything else throws. */
+export async function captureAnswer(url, request) {
+  let answer;
+  await autocannon({
+    url,
+    connections: 1,
+    amount: 1,
+    requests: [{ method: 'GET', ...request, onResponse: (status, body, _context, headers) => (answer ??= { status, body, headers }) }],
+  });
+  if (!answer || answer.status !== 200) throw new Error(`${request.method ?? 'GET'} ${request.path}: ${answer?.status} ${answer?.body}`);
+  const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const body = Buffer.from(answer.body);
+  if (Number(headers['content-length']) !== body.length)
+    throw new Error(`${request.path}: captured ${body.length} bytes, content-length ${headers['content-length']}`);
+  return { headers, body };
+}

@@ -23,8 +23,7 @@ import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { ROOT, createApps, exitWithHelpIfAsked, freePort, measureLoad, median, numberArg, startSandbox } from './lib.mjs';
+import { ROOT, captureAnswer, createApps, exitWithHelpIfAsked, freePort, measureLoad, mediansOfRuns, numberArg, recordRound, startSandbox } from './lib.mjs';
 
 exitWithHelpIfAsked(import.meta.url);
 const rounds = numberArg('rounds', 3);
@@ -33,18 +32,10 @@ const connections = numberArg('connections', 16);
 /** An unrecorded first round: the JIT of every process needs it. */
 const WARMUP_SECONDS = 2;
 
-/** One answer as autocannon receives it: status, body and (lower-cased) headers. */
+/** The bytes and content type of the sandbox's answer to `request`, for the baselines to answer. */
 async function capture(url, request) {
-  let answer;
-  await autocannon({
-    url,
-    connections: 1,
-    amount: 1,
-    requests: [{ method: 'GET', ...request, onResponse: (status, body, _context, headers) => (answer ??= { status, body, headers }) }],
-  });
-  if (answer?.status !== 200) throw new Error(`${request.path}: ${answer?.status} ${answer?.body}`);
-  const contentType = Object.entries(answer.headers).find(([name]) => name.toLowerCase() === 'content-type')[1];
-  return { headers: { 'content-type': contentType }, bodyBase64: Buffer.from(answer.body).toString('base64') };
+  const { headers, body } = await captureAnswer(url, request);
+  return { headers: { 'content-type': headers['content-type'] }, bodyBase64: body.toString('base64') };
 }
 
 /** Starts one of the baseline servers (a module answering `routes`, told its port over IPC). */
@@ -58,14 +49,6 @@ async function startBaseline(module, routes) {
   });
   return { child, url: `http://127.0.0.1:${port}`, processes: { [module.includes('fastify') ? 'fastify' : 'bare']: child.pid } };
 }
-
-const summarise = (list) => ({
-  rps: Math.round(median(list.map((r) => r.rps))),
-  p99: median(list.map((r) => r.p99)),
-  cpuMicrosPerRequest: Object.fromEntries(
-    Object.keys(list[0].cpuMicrosPerRequest).map((name) => [name, Math.round(median(list.map((r) => r.cpuMicrosPerRequest[name])))]),
-  ),
-});
 
 const sandbox = await startSandbox();
 let bare;
@@ -100,19 +83,10 @@ try {
   for (let round = 1; round <= rounds; round++) {
     const results = await runRound(duration, round);
     loads.push(loadavg()[0]);
-    for (const [route, byTarget] of Object.entries(results)) for (const [name, result] of Object.entries(byTarget)) (runs[route][name] ??= []).push(result);
-    const line = Object.entries(results).map(
-      ([route, byTarget]) =>
-        `${route} ${Object.entries(byTarget)
-          .map(([name, r]) => `${name} ${r.rps.toFixed(0)}`)
-          .join(' ')}`,
-    );
-    console.error(`round ${round}/${rounds} (rps, load ${loads.at(-1).toFixed(2)}): ${line.join('; ')}`);
+    recordRound(runs, results, round, rounds, loads.at(-1));
   }
 
-  const medians = Object.fromEntries(
-    Object.entries(runs).map(([route, byTarget]) => [route, Object.fromEntries(Object.entries(byTarget).map(([name, list]) => [name, summarise(list)]))]),
-  );
+  const medians = mediansOfRuns(runs);
   const ratio = (a, b) => Number((a / b).toFixed(2));
   const ratios = Object.fromEntries(
     Object.entries(medians).map(([route, m]) => [
