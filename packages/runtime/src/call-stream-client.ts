@@ -347,10 +347,12 @@ class Lane {
   }
 
   private receive(batch: transport.CallsResponse): void {
+    const handedBack: Pending[] = [];
     for (const reply of batch.replies) {
       const pending = this.settle(reply.id);
       if (!pending) continue; // given up already
-      if (reply.code === GrpcStatus.OK) pending.resolve(reply.response);
+      if (reply.notStarted) handedBack.push(pending);
+      else if (reply.code === GrpcStatus.OK) pending.resolve(reply.response);
       else {
         const metadata = new Metadata();
         for (const { key, value } of reply.trailers) metadata.add(key, key.endsWith('-bin') ? Buffer.from(value, 'base64') : value);
@@ -359,6 +361,12 @@ class Lane {
     }
     if (batch.draining) this.drain();
     else this.endIfDone();
+    // A server shutting down did not start these: they go elsewhere, as calls that never reached a server do
+    // (ended). The lane takes no more (its drain notice came first; this holds even if it had not).
+    if (handedBack.length > 0) {
+      this.drain();
+      this.events.resend(handedBack);
+    }
   }
 
   private settle(id: number): Pending | undefined {

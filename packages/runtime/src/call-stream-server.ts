@@ -93,10 +93,14 @@ export class CallStreamServer {
     return { calls: (stream: CallsStream) => this.open(stream) };
   }
 
-  /** Stops taking calls: every stream is told to drain and ends once its calls are answered. */
+  /**
+   * Stops taking calls: every stream is told to drain and ends once its calls
+   * are answered. Calls that arrive after that are not started but handed
+   * back (notStarted), for the caller to send to another replica.
+   */
   drain(): void {
     this.draining = true;
-    for (const stream of this.streams) stream.drain();
+    for (const stream of this.streams) stream.drain({ shuttingDown: true });
   }
 
   private open(stream: CallsStream): void {
@@ -126,6 +130,8 @@ class StreamState {
   private replies: transport.Reply[] = [];
   private flushScheduled = false;
   private draining = false;
+  /** The replica is shutting down: calls not started yet are handed back instead (drain). */
+  private refusing = false;
   /** The caller half-closed: nothing more will come, so the stream may end once its calls are answered. */
   private callerDone = false;
   private ended = false;
@@ -163,9 +169,13 @@ class StreamState {
    * Asks the caller to send new calls elsewhere. Calls it sent before it read
    * this are still on their way, so the stream ends only once the caller
    * half-closes (it does when nothing of its own is in flight), or after
-   * DRAIN_WAIT_MS for a caller that never does.
+   * DRAIN_WAIT_MS for a caller that never does. When the stream only reached
+   * its age, those calls are served; when the replica is shutting down, they
+   * are handed back unstarted (start), so that no new work begins after
+   * SIGTERM while the caller has another replica to send it to, or a 503.
    */
-  drain(): void {
+  drain({ shuttingDown = false } = {}): void {
+    if (shuttingDown) this.refusing = true;
     if (this.draining || this.ended) return;
     this.draining = true;
     clearTimeout(this.ageTimer);
@@ -209,13 +219,15 @@ class StreamState {
   }
 
   private start({ id, method: path, request, timeoutMs, requestId, traceparent, tracestate }: transport.Call): void {
+    if (this.refusing)
+      return this.reply({ id, code: GrpcStatus.UNAVAILABLE, response: EMPTY, details: 'This replica is shutting down.', trailers: [], notStarted: true });
     const method = this.methods.get(path);
-    if (!method) return this.reply({ id, code: GrpcStatus.UNIMPLEMENTED, response: EMPTY, details: `The method ${path} is not offered.`, trailers: [] });
+    if (!method) return this.reply({ id, code: GrpcStatus.UNIMPLEMENTED, response: EMPTY, details: `The method ${path} is not offered.`, trailers: [], notStarted: false });
     let message: unknown;
     try {
       message = method.decode(request);
     } catch {
-      return this.reply({ id, code: GrpcStatus.INTERNAL, response: EMPTY, details: 'The request message could not be decoded.', trailers: [] });
+      return this.reply({ id, code: GrpcStatus.INTERNAL, response: EMPTY, details: 'The request message could not be decoded.', trailers: [], notStarted: false });
     }
     const metadata = new Metadata();
     if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
@@ -240,6 +252,7 @@ class StreamState {
           response: EMPTY,
           details: error.details ?? (error as Partial<Error>).message ?? '',
           trailers: trailersOf(metadata),
+          notStarted: false,
         });
       } else {
         let response: Buffer;
@@ -247,9 +260,9 @@ class StreamState {
           response = method.encode(value);
         } catch (encodeError) {
           this.options.logger.error({ rpc: path, err: encodeError }, 'response could not be encoded');
-          return this.reply({ id, code: GrpcStatus.INTERNAL, response: EMPTY, details: 'An internal error occurred.', trailers: [] });
+          return this.reply({ id, code: GrpcStatus.INTERNAL, response: EMPTY, details: 'An internal error occurred.', trailers: [], notStarted: false });
         }
-        this.reply({ id, code: GrpcStatus.OK, response, details: '', trailers: [] });
+        this.reply({ id, code: GrpcStatus.OK, response, details: '', trailers: [], notStarted: false });
       }
     };
     try {

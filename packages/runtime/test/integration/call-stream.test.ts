@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { credentials, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js';
-import { health } from '@sandbox/contracts';
+import { health, transport as wire } from '@sandbox/contracts';
 import * as runtime from '@sandbox/runtime';
 import {
   AppError,
@@ -609,6 +609,47 @@ describe.each(TRANSPORTS)('graceful drain over the %s transport', (transport) =>
     expect(error!.status).toBe(GrpcStatus.DEADLINE_EXCEEDED);
     // The call's deadline (1 s) ends it on the server too; the 30 s grace is for calls still wanted.
     expect((await stopped) - stopBegan).toBeLessThan(10_000);
+  });
+});
+
+describe('a replica shutting down, seen from one raw call stream', () => {
+  it('answers the call it had started, and hands back unstarted (notStarted, UNAVAILABLE) a call that arrives after its drain notice', async () => {
+    const replica = await startReplica('A', '127.0.0.1', 0, { shutdownGraceMs: 30_000 });
+    // The stream as a caller that has not read the drain notice yet would use it: CallStreamPool would not write
+    // after reading it, but a call it wrote just before reaches the server just after (the race this rule closes).
+    const raw = new wire.CallStreamServiceClient(replica.address, credentials.createInsecure());
+    cleanups.push(() => raw.close());
+    const stream = raw.calls();
+    const replies = new Map<number, wire.Reply>();
+    let drainNotice = false;
+    stream.on('data', (batch: wire.CallsResponse) => {
+      if (batch.draining) drainNotice = true;
+      for (const reply of batch.replies) replies.set(reply.id, reply);
+    });
+    stream.on('error', () => undefined);
+    const call = (id: number, method: keyof typeof definition, request: TransportRequest): wire.Call => ({
+      id,
+      method: definition[method].path,
+      request: definition[method].requestSerialize(request),
+      timeoutMs: 20_000,
+      requestId: '',
+      traceparent: '',
+      tracestate: '',
+    });
+
+    stream.write({ calls: [call(1, 'sleep', { ms: 1500, tag: 'in flight' })], cancelled: [] });
+    await until(() => replica.calls.some((c) => c.method === 'sleep'), 10_000, 'the first call began');
+    const stopped = replica.stop();
+    await until(() => drainNotice, 10_000, 'the drain notice came');
+    stream.write({ calls: [call(2, 'whoami', {})], cancelled: [] });
+    await until(() => replies.has(1) && replies.has(2), 15_000, 'both calls were answered');
+
+    expect({ code: replies.get(1)!.code, notStarted: replies.get(1)!.notStarted }).toEqual({ code: GrpcStatus.OK, notStarted: false });
+    expect({ code: replies.get(2)!.code, notStarted: replies.get(2)!.notStarted }).toEqual({ code: GrpcStatus.UNAVAILABLE, notStarted: true });
+    // It never began: no new work after SIGTERM.
+    expect(replica.calls.map((c) => c.method)).toEqual(['sleep']);
+    stream.end();
+    await stopped;
   });
 });
 
