@@ -222,12 +222,27 @@ class StreamState {
     if (this.refusing)
       return this.reply({ id, code: GrpcStatus.UNAVAILABLE, response: EMPTY, details: 'This replica is shutting down.', trailers: [], notStarted: true });
     const method = this.methods.get(path);
-    if (!method) return this.reply({ id, code: GrpcStatus.UNIMPLEMENTED, response: EMPTY, details: `The method ${path} is not offered.`, trailers: [], notStarted: false });
+    if (!method)
+      return this.reply({
+        id,
+        code: GrpcStatus.UNIMPLEMENTED,
+        response: EMPTY,
+        details: `The method ${path} is not offered.`,
+        trailers: [],
+        notStarted: false,
+      });
     let message: unknown;
     try {
       message = method.decode(request);
     } catch {
-      return this.reply({ id, code: GrpcStatus.INTERNAL, response: EMPTY, details: 'The request message could not be decoded.', trailers: [], notStarted: false });
+      return this.reply({
+        id,
+        code: GrpcStatus.INTERNAL,
+        response: EMPTY,
+        details: 'The request message could not be decoded.',
+        trailers: [],
+        notStarted: false,
+      });
     }
     const metadata = new Metadata();
     if (requestId) metadata.set(REQUEST_ID_KEY, requestId);
