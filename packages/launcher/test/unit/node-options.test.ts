@@ -8,6 +8,9 @@ import { FULL_GC_FLOOR, SERVICE_NODE_OPTIONS, serviceNodeOptions } from '../../s
  * and options given by the person running `npm start` come after ours, so
  * theirs win (V8 takes the last of a repeated option).
  */
+// Each test starts node (twice, 140 MB of Buffers, in the last): room for a busy machine.
+jest.setTimeout(30_000);
+
 describe('the V8 options of a service process', () => {
   /** Starts node with `nodeOptions` as NODE_OPTIONS, running nothing. */
   const startNode = (nodeOptions: string) => {
